@@ -1,0 +1,145 @@
+// Package cli is the noora-hooks command line: one file per command, each a
+// struct with a Run method whose dependencies kong binds. It parses flags,
+// loads what a command needs and prints; the work is done by the packages
+// below it. It must never print a warning to stdout: stdout carries results.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+)
+
+// Version is the program version, set at build time with -ldflags.
+var Version = "0.1.0-dev"
+
+// Globals are the flags every command accepts, before or after its name.
+type Globals struct {
+	Home        string `help:"Noora home directory (default: $NOORA_HOME, else ~/.noora)." placeholder:"DIR" type:"path"`
+	Config      string `help:"Config file (default: <home>/config.yaml)." placeholder:"FILE" type:"path"`
+	AcceptHooks bool   `help:"Approve every configured shell hook without asking, and record the approvals."`
+}
+
+// CLI is the command tree.
+type CLI struct {
+	Globals
+
+	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	Version VersionCmd `cmd:"" help:"Print the version."`
+}
+
+// Env is the process environment a command runs in; tests give their own.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Environ        func() []string
+	Now            func() time.Time
+}
+
+// Warnf prints a warning on stderr.
+func (e *Env) Warnf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "noora-hooks: warning: "+format+"\n", args...)
+}
+
+// exitError carries an exit code (SPEC §6) to Main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// usageError is bad usage: exit 2.
+func usageError(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// failure is an error with exit 1 whose message was already printed.
+var errReported = errors.New("reported")
+
+type kongExit int
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, env *Env) (code int) {
+	var root CLI
+	parser, err := kong.New(&root,
+		kong.Name("noora-hooks"),
+		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(c int) { panic(kongExit(c)) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"version": Version},
+		kong.Bind(env),
+	)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
+		return 1
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(kongExit)
+			if !ok {
+				panic(r)
+			}
+			code = int(c)
+		}
+	}()
+	if len(args) == 0 {
+		args = []string{"--help"}
+	}
+	ctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
+		if pe := (*kong.ParseError)(nil); errors.As(err, &pe) && pe.Context != nil {
+			fmt.Fprintf(env.Stderr, "Run \"noora-hooks %s --help\" for usage.\n", commandPath(pe.Context))
+		}
+		return 2
+	}
+	if err := ctx.Run(&root.Globals); err != nil {
+		var ec interface{ ExitCode() int }
+		code := 1
+		if errors.As(err, &ec) {
+			code = ec.ExitCode()
+		}
+		if !errors.Is(err, errReported) {
+			fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
+		}
+		return code
+	}
+	return 0
+}
+
+func commandPath(ctx *kong.Context) string {
+	var parts []string
+	for _, p := range ctx.Path {
+		if p.Command != nil {
+			parts = append(parts, p.Command.Name)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// OSEnv is the real process environment.
+func OSEnv() *Env {
+	return &Env{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		Getenv: os.Getenv, Environ: os.Environ, Now: time.Now,
+	}
+}
+
+// VersionCmd prints the version.
+type VersionCmd struct{}
+
+// Run prints the version.
+func (VersionCmd) Run(env *Env) error {
+	fmt.Fprintf(env.Stdout, "noora-hooks %s\n", Version)
+	return nil
+}

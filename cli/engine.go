@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/protocol"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// Engine is everything a command needs to fire events: the resolved paths, the
+// parsed config, consent, and the sources of hooks in SPEC §3 order.
+type Engine struct {
+	Paths    config.Paths
+	Config   *config.Config
+	SafeMode bool
+	// Accept is true when one of the three accept channels is on (SPEC §5).
+	Accept bool
+	Store  consent.Store
+	env    *Env
+	allow  *consent.Allowlist
+}
+
+// LoadEngine resolves paths, reads the config (printing its warnings) and the
+// allowlist. A YAML syntax error is an error with exit 1.
+func LoadEngine(g *Globals, env *Env) (*Engine, error) {
+	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{Paths: paths, env: env}
+	e.Store = consent.Store{Path: paths.Allowlist(), Warn: func(msg string) { env.Warnf("%s", msg) }}
+	e.SafeMode = config.Truthy(env.Getenv("NOORA_SAFE_MODE"))
+	if e.SafeMode {
+		// The escape hatch works even with a broken config: nothing is read.
+		e.Config = &config.Config{Path: paths.Config, Concurrency: config.DefaultConcurrency}
+		return e, nil
+	}
+	cfg, err := config.Load(paths.Config)
+	if err != nil {
+		var se *config.SyntaxError
+		if errors.As(err, &se) {
+			return nil, &exitError{code: 1, err: se}
+		}
+		return nil, err
+	}
+	for _, w := range cfg.Warnings {
+		env.Warnf("%s", w)
+	}
+	e.Config = cfg
+	e.Accept = g.AcceptHooks || config.Truthy(env.Getenv("NOORA_ACCEPT_HOOKS")) || cfg.AutoAccept
+	return e, nil
+}
+
+// Allowlist reads the allowlist once.
+func (e *Engine) Allowlist() *consent.Allowlist {
+	if e.allow == nil {
+		e.allow = e.Store.Load()
+	}
+	return e.allow
+}
+
+// Dispatcher returns a dispatcher over every source of hooks: none in safe mode.
+func (e *Engine) Dispatcher() *runner.Dispatcher {
+	d := &runner.Dispatcher{Concurrency: e.Config.Concurrency}
+	if e.SafeMode {
+		return d
+	}
+	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent})
+	return d
+}
+
+// consent approves a shell hook found in the allowlist, or approves and records
+// it when an accept channel is on; otherwise the hook is skipped with a warning
+// naming the ways to approve it (SPEC §5).
+func (e *Engine) consent(h config.ShellHook) (bool, string) {
+	if _, ok := e.Allowlist().Find(h.Event, h.Command); ok {
+		return true, ""
+	}
+	if e.Accept {
+		a := consent.NewApproval(h.Event, h.Command, e.env.Now())
+		if err := e.Store.Record(a); err != nil {
+			e.env.Warnf("%s hook %q: approved for this run, but the approval was not recorded: %v", h.Event, h.Command, err)
+		}
+		e.allow.Approvals = append(e.allow.Approvals, a)
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s hook %q is not approved and was skipped; approve it with \"noora-hooks approve\", or run with --accept-hooks, NOORA_ACCEPT_HOOKS=1 or hooks_auto_accept: true in %s",
+		h.Event, h.Command, e.Paths.Config)
+}
+
+// Cwd is the working directory hooks run in.
+func Cwd() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find working directory: %w", err)
+	}
+	return wd, nil
+}
+
+// unknownEvent is the usage error for an event that is not in the catalogue:
+// a close match when there is one, and always the valid list.
+func unknownEvent(event string) error {
+	msg := fmt.Sprintf("unknown event %q", event)
+	if best, ok := protocol.Closest(event); ok {
+		msg += fmt.Sprintf("; did you mean %q?", best)
+	}
+	return usageError("%s\nvalid events: %s", msg, strings.Join(protocol.EventNames(), ", "))
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/noora-hooks/noora-hooks/protocol"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// MaxPayload bounds the kwargs exec reads: large enough for a long
+// conversation history, small enough that a runaway producer cannot exhaust memory.
+const MaxPayload = 64 << 20
+
+// ExecCmd is `noora-hooks exec <event>`.
+type ExecCmd struct {
+	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call."`
+	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
+	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer)."`
+}
+
+// Run fires the event and prints the combined answer (SPEC §8).
+func (c *ExecCmd) Run(g *Globals, env *Env) error {
+	event, ok := protocol.Lookup(c.Event)
+	if !ok {
+		return unknownEvent(c.Event)
+	}
+	kw, err := readKwargs(c.PayloadFile, env.Stdin)
+	if err != nil {
+		return err
+	}
+	eng, err := LoadEngine(g, env)
+	if err != nil {
+		return err
+	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	report := eng.Dispatcher().Fire(ctx, runner.Call{
+		Event:  event,
+		Kwargs: protocol.WithTelemetry(kw),
+		Cwd:    cwd,
+		Home:   eng.Paths.Home,
+		Env:    env.Environ(),
+	})
+	for _, w := range report.Warnings() {
+		env.Warnf("%s", w)
+	}
+	return printAnswer(env.Stdout, report, c.Trace)
+}
+
+func printAnswer(w io.Writer, report runner.Report, trace bool) error {
+	out := report.Combined.Object()
+	if trace {
+		results := report.Results
+		if results == nil {
+			results = []runner.Result{}
+		}
+		out = append(out, protocol.Field{Key: "hooks", Value: protocol.Raw(results)})
+	}
+	b, _ := out.MarshalJSON()
+	_, err := w.Write(append(b, '\n'))
+	return err
+}
+
+// readKwargs reads the event's kwargs: a JSON object, from file or stdin.
+// Empty input means no kwargs.
+func readKwargs(file string, stdin io.Reader) (protocol.Kwargs, error) {
+	src, name := stdin, "stdin"
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("read payload: %w", err)
+		}
+		defer f.Close()
+		src, name = f, file
+	}
+	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	if err != nil {
+		return nil, fmt.Errorf("read payload from %s: %w", name, err)
+	}
+	if len(data) > MaxPayload {
+		return nil, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return protocol.Kwargs{}, nil
+	}
+	kw, err := protocol.ParseObject(data)
+	if err != nil {
+		hint := "the payload must be the event's keyword arguments as one JSON object, e.g. {\"tool_name\": \"terminal\", \"args\": {\"command\": \"ls\"}}"
+		if errors.Is(err, protocol.ErrNotObject) {
+			return nil, fmt.Errorf("payload from %s is %v; %s", name, err, hint)
+		}
+		return nil, fmt.Errorf("payload from %s: %v; %s", name, err, hint)
+	}
+	return kw, nil
+}

@@ -1,0 +1,18 @@
+module github.com/noora-hooks/noora-hooks
+
+go 1.26.8
+
+require (
+	github.com/alecthomas/kong v1.17.0
+	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510
+	github.com/rogpeppe/go-internal v1.16.0
+	github.com/tidwall/gjson v1.20.3
+	gopkg.in/yaml.v3 v3.0.1
+)
+
+require (
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.3.0 // indirect
+	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/noora-hooks/noora-hooks/cli"
+)
+
+// TestMain registers noora-hooks and the helper programs that scripts call.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"noora-hooks": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"fakehook":    fakehook,
+	})
+}
+
+// TestScripts runs testdata/scripts/*.txtar.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/scripts",
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
+			e.Setenv("NOORA_ACCEPT_HOOKS", "")
+			e.Setenv("NOORA_SAFE_MODE", "")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"within": cmdWithin,
+			"pgone":  cmdPgone,
+		},
+	})
+}
+
+// cmdWithin runs `within DURATION PROGRAM ARGS...` like exec, and fails when
+// it takes longer than DURATION. Bounds are generous: they catch hangs, not
+// slowness (speed is measured in benchmarks).
+func cmdWithin(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 {
+		ts.Fatalf("usage: within DURATION PROGRAM [ARGS...]")
+	}
+	limit, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	start := time.Now()
+	err = ts.Exec(args[1], args[2:]...)
+	took := time.Since(start)
+	if took > limit {
+		ts.Fatalf("%s took %v, more than %v", args[1], took.Round(time.Millisecond), limit)
+	}
+	switch {
+	case err != nil && !neg:
+		ts.Fatalf("%s failed: %v", args[1], err)
+	case err == nil && neg:
+		ts.Fatalf("%s succeeded unexpectedly", args[1])
+	}
+}
+
+// cmdPgone checks that the process group whose id is in each FILE is gone
+// (waiting up to 5 s for the kernel to reap it).
+func cmdPgone(ts *testscript.TestScript, neg bool, args []string) {
+	for _, file := range args {
+		data, err := os.ReadFile(ts.MkAbs(file))
+		ts.Check(err)
+		pgid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		ts.Check(err)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			alive := syscall.Kill(-pgid, 0) == nil
+			if !alive {
+				break
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("process group %d (from %s) is still alive", pgid, file)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// fakehook is a hook whose behaviour the script chooses with flags, in this
+// order: record ids, read stdin, sleep, write, spawn a grandchild, exit.
+func fakehook() {
+	fs := flag.NewFlagSet("fakehook", flag.ExitOnError)
+	stdout := fs.String("stdout", "", "print this on stdout")
+	stderr := fs.String("stderr", "", "print this on stderr")
+	exit := fs.Int("exit", 0, "exit with this status")
+	sleep := fs.Duration("sleep", 0, "sleep this long before answering")
+	ignoreTerm := fs.Bool("ignore-term", false, "ignore SIGTERM")
+	noStdin := fs.Bool("no-stdin", false, "never read stdin")
+	save := fs.String("save", "", "save stdin to this file")
+	pgidFile := fs.String("pgid-file", "", "write the process group id to this file")
+	flood := fs.Int64("flood", 0, "write this many bytes to stdout")
+	floodErr := fs.Int64("flood-stderr", 0, "write this many bytes to stderr")
+	grandchild := fs.Duration("grandchild", 0, "leave a grandchild holding stdout and stderr open for this long")
+	envVar := fs.String("env", "", "print the value of this environment variable on stdout")
+	_ = fs.Parse(os.Args[1:])
+
+	if *ignoreTerm {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if *pgidFile != "" {
+		writeFile(*pgidFile, strconv.Itoa(syscall.Getpgrp()))
+	}
+	if !*noStdin {
+		data, _ := io.ReadAll(os.Stdin)
+		if *save != "" {
+			writeFile(*save, string(data))
+		}
+	}
+	time.Sleep(*sleep)
+	if *envVar != "" {
+		fmt.Println(os.Getenv(*envVar))
+	}
+	fmt.Fprint(os.Stdout, *stdout)
+	fmt.Fprint(os.Stderr, *stderr)
+	floodTo(os.Stdout, *flood)
+	floodTo(os.Stderr, *floodErr)
+	if *grandchild > 0 {
+		self, _ := os.Executable()
+		cmd := exec.Command(self, "-sleep", grandchild.String(), "-no-stdin")
+		cmd.Args[0] = "fakehook"
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "fakehook: grandchild:", err)
+			os.Exit(3)
+		}
+	}
+	os.Exit(*exit)
+}
+
+func writeFile(name, content string) {
+	if err := os.WriteFile(name, []byte(content), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "fakehook:", err)
+		os.Exit(3)
+	}
+}
+
+func floodTo(w io.Writer, n int64) {
+	chunk := []byte(strings.Repeat("x", 64<<10))
+	for n > 0 {
+		m := int64(len(chunk))
+		if n < m {
+			m = n
+		}
+		if _, err := w.Write(chunk[:m]); err != nil {
+			return
+		}
+		n -= m
+	}
+}

@@ -1,0 +1,329 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+// Kind names what one hook's answer asks for.
+type Kind int
+
+const (
+	// None: no answer; the hook only observed.
+	None Kind = iota
+	// Block stops a tool call (pre_tool_call).
+	Block
+	// Approve lets a tool call through without the agent's own approval prompt.
+	Approve
+	// Modify rewrites a tool call's arguments.
+	Modify
+	// Context adds text to the next model call (pre_llm_call).
+	Context
+	// Continue keeps the agent going at the verify gate (pre_verify).
+	Continue
+	// Replace is a transform's new value.
+	Replace
+	// Fields is an object answer: pre_transcription fields, a gateway
+	// dispatch action, an API error classification.
+	Fields
+)
+
+var kindNames = [...]string{"none", "block", "approve", "modify", "context", "continue", "replace", "fields"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// DefaultBlockMessage is the message of a block that gave none (SPEC §4).
+const DefaultBlockMessage = "Blocked by shell hook."
+
+// Answer is what one hook asked for, already read by the rules of its event.
+type Answer struct {
+	Kind    Kind
+	Message string // Block, Approve, Continue
+	RuleKey string // Approve
+	Args    Object // Modify; Approve when the hook also rewrote args
+	Text    string // Context, Replace
+	Fields  Object // Fields
+}
+
+// MarshalJSON gives the compact form used in traces.
+func (a Answer) MarshalJSON() ([]byte, error) {
+	if a.Kind == None {
+		return []byte("null"), nil
+	}
+	o := Object{{Key: "kind", Value: String(a.Kind.String())}}
+	if a.Message != "" {
+		o = append(o, Field{Key: "message", Value: String(a.Message)})
+	}
+	if a.RuleKey != "" {
+		o = append(o, Field{Key: "rule_key", Value: String(a.RuleKey)})
+	}
+	if a.Args != nil {
+		o = append(o, Field{Key: "args", Value: Raw(a.Args)})
+	}
+	if a.Kind == Context || a.Kind == Replace {
+		o = append(o, Field{Key: "text", Value: String(a.Text)})
+	}
+	if a.Fields != nil {
+		o = append(o, Field{Key: "fields", Value: Raw(a.Fields)})
+	}
+	return o.MarshalJSON()
+}
+
+// ErrInvalidJSON marks hook output that is not one JSON value.
+var ErrInvalidJSON = errors.New("output is not valid JSON")
+
+// Parse reads a hook's stdout as one JSON value. Empty (after trimming) means no
+// answer and returns ok=false with no error.
+func Parse(stdout []byte) (v gjson.Result, ok bool, err error) {
+	stdout = bytes.TrimSpace(stdout)
+	if len(stdout) == 0 {
+		return gjson.Result{}, false, nil
+	}
+	if !gjson.ValidBytes(stdout) {
+		return gjson.Result{}, false, ErrInvalidJSON
+	}
+	return gjson.ParseBytes(stdout), true, nil
+}
+
+// Read interprets one JSON answer by the rules of event (the table of SPEC §4).
+// Shapes that mean nothing for the event give an answer of kind None.
+func Read(event string, v gjson.Result) Answer {
+	switch event {
+	case PreToolCall:
+		return readToolDirective(v)
+	case PreLLMCall:
+		return readContext(v)
+	case PreVerify:
+		return readContinue(v)
+	case PreGatewayDispatch:
+		return readGatewayAction(v)
+	case TransformToolResult, TransformTerminalOutput, TransformLLMOutput:
+		if v.Type == gjson.String {
+			return Answer{Kind: Replace, Text: v.String()}
+		}
+	case PreTranscription:
+		if v.IsObject() {
+			return Answer{Kind: Fields, Fields: objectOf(v)}
+		}
+	case TransformAPIErrorClassification:
+		if v.IsObject() && v.Get(escape("reason")).Type == gjson.String {
+			return Answer{Kind: Fields, Fields: objectOf(v)}
+		}
+	}
+	return Answer{}
+}
+
+// member reads a top-level key without gjson's path syntax getting in the way.
+func member(v gjson.Result, key string) gjson.Result {
+	return v.Get(escape(key))
+}
+
+// escape quotes gjson's path metacharacters so a key is read literally.
+func escape(key string) string {
+	var b strings.Builder
+	for _, r := range key {
+		switch r {
+		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%', '(', ')', '[', ']', '{', '}', ',', ':', '"':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// str returns the value as a string when it is one.
+func str(v gjson.Result) (string, bool) {
+	if v.Type != gjson.String {
+		return "", false
+	}
+	return v.String(), true
+}
+
+// nonBlank returns the first candidate that is a string with non-space content.
+func nonBlank(candidates ...gjson.Result) (string, bool) {
+	for _, c := range candidates {
+		if s, ok := str(c); ok && strings.TrimSpace(s) != "" {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+func blockWith(candidates ...gjson.Result) Answer {
+	msg, ok := nonBlank(candidates...)
+	if !ok {
+		msg = DefaultBlockMessage
+	}
+	return Answer{Kind: Block, Message: msg}
+}
+
+func readToolDirective(v gjson.Result) Answer {
+	if !v.IsObject() {
+		return Answer{}
+	}
+	action, _ := str(member(v, "action"))
+	decision, _ := str(member(v, "decision"))
+	switch {
+	case action == "block":
+		return blockWith(member(v, "message"), member(v, "reason"))
+	case decision == "block":
+		return blockWith(member(v, "reason"), member(v, "message"))
+	}
+	// Claude Code: {"hookSpecificOutput": {"permissionDecision": ...}}.
+	if hso := member(v, "hookSpecificOutput"); hso.IsObject() {
+		if a := readClaudePermission(hso); a.Kind != None {
+			return a
+		}
+	}
+	// Cursor: {"permission": "deny"|"ask"|"allow", ...}.
+	if perm, ok := str(member(v, "permission")); ok {
+		if a := readCursorPermission(v, perm); a.Kind != None {
+			return a
+		}
+	}
+	// Modify: one dialect at a time; {"action":"modify","tool_input":...} is no answer.
+	if action == "modify" {
+		if args := member(v, "args"); args.IsObject() {
+			return Answer{Kind: Modify, Args: objectOf(args)}
+		}
+		return Answer{}
+	}
+	if decision == "modify" {
+		if args := member(v, "tool_input"); args.IsObject() {
+			return Answer{Kind: Modify, Args: objectOf(args)}
+		}
+		return Answer{}
+	}
+	if action == "approve" {
+		a := Answer{Kind: Approve}
+		a.Message, _ = str(member(v, "message"))
+		a.RuleKey, _ = str(member(v, "rule_key"))
+		return a
+	}
+	return Answer{}
+}
+
+func readClaudePermission(hso gjson.Result) Answer {
+	decision, _ := str(member(hso, "permissionDecision"))
+	reason := member(hso, "permissionDecisionReason")
+	switch decision {
+	case "deny":
+		return blockWith(reason)
+	case "ask":
+		a := Answer{Kind: Approve}
+		a.Message, _ = str(reason)
+		return a
+	}
+	if in := member(hso, "updatedInput"); in.IsObject() {
+		return Answer{Kind: Modify, Args: objectOf(in)}
+	}
+	return Answer{} // "allow", or nothing we act on
+}
+
+func readCursorPermission(v gjson.Result, perm string) Answer {
+	agent := firstPresent(v, "agent_message", "agentMessage")
+	user := firstPresent(v, "user_message", "userMessage")
+	switch perm {
+	case "deny":
+		return blockWith(agent, user)
+	case "ask":
+		a := Answer{Kind: Approve}
+		a.Message, _ = nonBlank(agent, user)
+		return a
+	}
+	return Answer{}
+}
+
+// firstPresent returns the first of keys that v has.
+func firstPresent(v gjson.Result, keys ...string) gjson.Result {
+	for _, k := range keys {
+		if r := member(v, k); r.Exists() {
+			return r
+		}
+	}
+	return gjson.Result{}
+}
+
+func readContext(v gjson.Result) Answer {
+	// A plain string is context too: the plugin guide's callbacks may return one.
+	if s, ok := str(v); ok {
+		return contextAnswer(s)
+	}
+	if !v.IsObject() {
+		return Answer{}
+	}
+	if s, ok := str(member(v, "context")); ok {
+		return contextAnswer(s)
+	}
+	if hso := member(v, "hookSpecificOutput"); hso.IsObject() {
+		if s, ok := str(member(hso, "additionalContext")); ok {
+			return contextAnswer(s)
+		}
+	}
+	return Answer{}
+}
+
+func contextAnswer(s string) Answer {
+	if strings.TrimSpace(s) == "" {
+		return Answer{}
+	}
+	return Answer{Kind: Context, Text: s}
+}
+
+func readContinue(v gjson.Result) Answer {
+	if !v.IsObject() {
+		return Answer{}
+	}
+	action, _ := str(member(v, "action"))
+	decision, _ := str(member(v, "decision"))
+	var msg string
+	var ok bool
+	switch {
+	case action == "continue":
+		msg, ok = nonBlank(member(v, "message"), member(v, "reason"))
+	case decision == "block":
+		msg, ok = nonBlank(member(v, "reason"), member(v, "message"))
+	}
+	if !ok {
+		return Answer{}
+	}
+	return Answer{Kind: Continue, Message: msg}
+}
+
+func readGatewayAction(v gjson.Result) Answer {
+	if !v.IsObject() {
+		return Answer{}
+	}
+	action, _ := str(member(v, "action"))
+	out := Object{{Key: "action", Value: String(action)}}
+	switch action {
+	case "skip":
+		if reason, ok := str(member(v, "reason")); ok {
+			out = append(out, Field{Key: "reason", Value: String(reason)})
+		}
+	case "rewrite":
+		text, ok := str(member(v, "text"))
+		if !ok {
+			return Answer{}
+		}
+		out = append(out, Field{Key: "text", Value: String(text)})
+	case "allow":
+	default:
+		return Answer{}
+	}
+	return Answer{Kind: Fields, Fields: out}
+}
+
+// rawString decodes a JSON string value; ok is false for anything else.
+func rawString(raw json.RawMessage) (string, bool) {
+	return str(gjson.ParseBytes(raw))
+}

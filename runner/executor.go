@@ -1,0 +1,320 @@
+//go:build unix
+
+// Package runner runs hooks: one hardened executor through which every child
+// process of noora-hooks is spawned, and the dispatcher that fires the hooks of
+// an event concurrently and combines their answers in declaration order.
+//
+// It must never leave a process behind, never block on a child's output, never
+// hold more of a child's output than the bounds below, and never know about a
+// particular adapter (plugins, outbound, gateway hooks): adapters are Hooks.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Output bounds of SPEC §4. What is over is read and thrown away.
+const (
+	StdoutLimit = 1 << 20
+	StderrLimit = 64 << 10
+)
+
+// Grace periods of SPEC §4: TERM, then KILL at most killGrace later; after the
+// child is gone, its pipes get drainGrace to reach EOF before they are closed.
+const (
+	killGrace  = 1 * time.Second
+	drainGrace = 500 * time.Millisecond
+)
+
+// Command is one child process to run.
+type Command struct {
+	Argv    []string // Argv[0] is looked up in PATH unless it holds a '/'
+	Dir     string
+	Env     []string
+	Stdin   []byte
+	Timeout time.Duration // 0: none
+	// Limits on kept output; 0 means the defaults above.
+	StdoutLimit, StderrLimit int
+}
+
+// End is how a run ended: the three kinds are never confused.
+type End int
+
+const (
+	// Exited: the process ran and exited (Code says how).
+	Exited End = iota
+	// TimedOut: the timeout fired and the process group was killed.
+	TimedOut
+	// StartFailed: no process was started (Err says why).
+	StartFailed
+)
+
+// Outcome is what happened to one child process.
+type Outcome struct {
+	End End
+	// Code is the exit status; -1 when killed by a signal.
+	Code   int
+	Signal syscall.Signal // when Code is -1
+	Err    error          // StartFailed: why; otherwise nil
+	Stdout []byte
+	Stderr []byte
+	// StdoutTruncated / StderrTruncated: the child wrote more than was kept.
+	StdoutTruncated, StderrTruncated bool
+	Duration                         time.Duration
+}
+
+// ErrNotExecutable and ErrNotFound classify start failures.
+var (
+	ErrNotFound      = errors.New("program not found")
+	ErrNotExecutable = errors.New("program not executable")
+)
+
+// Run runs c to completion. It returns when the child has exited (or was killed
+// after the timeout or ctx's end) and its process group is gone, at most about
+// killGrace+drainGrace after the deadline even when a grandchild escaped the
+// group and holds the pipes open.
+func Run(ctx context.Context, c Command) Outcome {
+	start := time.Now()
+	out := run(ctx, c)
+	out.Duration = time.Since(start)
+	return out
+}
+
+func run(ctx context.Context, c Command) Outcome {
+	if len(c.Argv) == 0 || c.Argv[0] == "" {
+		return Outcome{End: StartFailed, Code: -1, Err: fmt.Errorf("%w: empty command", ErrNotFound)}
+	}
+	path, err := lookPath(c.Argv[0], c.Env)
+	if err != nil {
+		return Outcome{End: StartFailed, Code: -1, Err: err}
+	}
+
+	stdoutLimit, stderrLimit := c.StdoutLimit, c.StderrLimit
+	if stdoutLimit <= 0 {
+		stdoutLimit = StdoutLimit
+	}
+	if stderrLimit <= 0 {
+		stderrLimit = StderrLimit
+	}
+
+	// Our own pipes, not exec's copying goroutines: Wait then returns as soon as
+	// the child exits, and we decide how long to wait for leftovers.
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return startFailed(fmt.Errorf("create stdin pipe: %w", err))
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return startFailed(fmt.Errorf("create stdout pipe: %w", err))
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return startFailed(fmt.Errorf("create stderr pipe: %w", err))
+	}
+
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if c.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, path)
+	cmd.Args = c.Argv
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // explicit: never inherit by accident
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = killGrace // then exec kills the leader; we kill the group below
+
+	if err := cmd.Start(); err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
+		return startFailed(classifyStart(c.Argv[0], err))
+	}
+	// The child has its copies; ours would keep the pipes open forever.
+	closeAll(stdinR, stdoutW, stderrW)
+
+	stdout := &Bounded{Limit: stdoutLimit}
+	stderr := &Bounded{Limit: stderrLimit}
+	drained := make(chan struct{}, 3)
+	go drain(stdout, stdoutR, drained)
+	go drain(stderr, stderrR, drained)
+	go func() {
+		// A child that never reads its stdin gets EPIPE here once it exits
+		// (Go ignores SIGPIPE on pipes that are not fd 1 or 2).
+		_, _ = stdinW.Write(c.Stdin)
+		stdinW.Close()
+		drained <- struct{}{}
+	}()
+
+	// Escalate TERM to KILL on the whole group; exec's WaitDelay only kills the leader.
+	killDone := make(chan struct{})
+	go func() {
+		select {
+		case <-runCtx.Done():
+		case <-killDone:
+			return
+		}
+		select {
+		case <-time.After(killGrace):
+			_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+		case <-killDone:
+		}
+	}()
+
+	waitErr := cmd.Wait()
+	close(killDone)
+	timedOut := runCtx.Err() != nil && ctx.Err() == nil
+	// No hook leaves a process behind (SPEC §4): what the leader left in its
+	// group dies with it.
+	_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+
+	// Grandchildren that left the group may still hold the pipes: give them a
+	// moment, then stop reading.
+	deadline := time.Now().Add(drainGrace)
+	_ = stdoutR.SetReadDeadline(deadline)
+	_ = stderrR.SetReadDeadline(deadline)
+	_ = stdinW.SetWriteDeadline(deadline)
+	for i := 0; i < 3; i++ {
+		<-drained
+	}
+	closeAll(stdoutR, stderrR)
+
+	out := Outcome{
+		Stdout: stdout.Bytes(), StdoutTruncated: stdout.Truncated(),
+		Stderr: stderr.Bytes(), StderrTruncated: stderr.Truncated(),
+	}
+	switch {
+	case timedOut:
+		out.End, out.Code = TimedOut, -1
+	default:
+		out.End = Exited
+		out.Code = cmd.ProcessState.ExitCode()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			out.Signal = ws.Signal()
+		}
+		if waitErr != nil && out.Code == 0 && ctx.Err() != nil {
+			out.Code = -1
+		}
+	}
+	return out
+}
+
+func startFailed(err error) Outcome {
+	return Outcome{End: StartFailed, Code: -1, Err: err}
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+func drain(dst *Bounded, src *os.File, done chan<- struct{}) {
+	_, _ = io.Copy(dst, src)
+	done <- struct{}{}
+}
+
+// signalGroup signals the process group led by pid. A group that is already
+// gone (ESRCH) counts as done.
+func signalGroup(pid int, sig syscall.Signal) error {
+	err := syscall.Kill(-pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return err
+}
+
+// lookPath resolves the program with the child's PATH, not ours.
+func lookPath(prog string, env []string) (string, error) {
+	if strings.Contains(prog, "/") {
+		st, err := os.Stat(prog)
+		switch {
+		case err != nil:
+			return "", fmt.Errorf("%w: %s", ErrNotFound, prog)
+		case st.IsDir() || st.Mode()&0o111 == 0:
+			return "", fmt.Errorf("%w: %s", ErrNotExecutable, prog)
+		}
+		return prog, nil
+	}
+	pathEnv := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	var notExec string
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		candidate := dir + string(filepath.Separator) + prog // keeps "./" so exec does not search again
+		st, err := os.Stat(candidate)
+		if err != nil || st.IsDir() {
+			continue
+		}
+		if st.Mode()&0o111 == 0 {
+			if notExec == "" {
+				notExec = candidate
+			}
+			continue
+		}
+		return candidate, nil
+	}
+	if notExec != "" {
+		return "", fmt.Errorf("%w: %s", ErrNotExecutable, notExec)
+	}
+	return "", fmt.Errorf("%w: %s (not in PATH)", ErrNotFound, prog)
+}
+
+func classifyStart(prog string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: %s", ErrNotFound, prog)
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC):
+		return fmt.Errorf("%w: %s: %v", ErrNotExecutable, prog, err)
+	}
+	return fmt.Errorf("start %s: %w", prog, err)
+}
+
+// Bounded is an io.Writer that keeps the first Limit bytes written and counts
+// the rest. It never fails and never blocks, so a child flooding its output is
+// read at full speed and never stalls on a full pipe.
+type Bounded struct {
+	Limit int
+	buf   []byte
+	total int64
+}
+
+// Write keeps what fits and drops the rest.
+func (b *Bounded) Write(p []byte) (int, error) {
+	b.total += int64(len(p))
+	if room := b.Limit - len(b.buf); room > 0 {
+		if len(p) > room {
+			b.buf = append(b.buf, p[:room]...)
+		} else {
+			b.buf = append(b.buf, p...)
+		}
+	}
+	return len(p), nil
+}
+
+// Bytes returns what was kept.
+func (b *Bounded) Bytes() []byte { return b.buf }
+
+// Truncated reports whether more was written than kept.
+func (b *Bounded) Truncated() bool { return b.total > int64(len(b.buf)) }
