@@ -39,8 +39,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"within": cmdWithin,
-			"pgone":  cmdPgone,
+			"within":  cmdWithin,
+			"pgone":   cmdPgone,
+			"bigjson": cmdBigJSON,
 		},
 	})
 }
@@ -88,6 +89,17 @@ func cmdPgone(ts *testscript.TestScript, neg bool, args []string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// cmdBigJSON writes `bigjson FILE MIB`: a kwargs object of about MIB mebibytes.
+func cmdBigJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bigjson FILE MIB")
+	}
+	mib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	blob := strings.Repeat("x", mib<<20)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(`{"session_id":"s1","blob":"`+blob+`"}`), 0o644))
 }
 
 // fakehook is a hook whose behaviour the script chooses with flags, in this
