@@ -36,6 +36,11 @@ func TestScripts(t *testing.T) {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
 			e.Setenv("NOORA_SAFE_MODE", "")
+			examples, err := filepath.Abs("examples")
+			if err != nil {
+				return err
+			}
+			e.Setenv("EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
