@@ -62,7 +62,8 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
-// failure is an error with exit 1 whose message was already printed.
+// errReported is returned by a command that already printed why it failed
+// (a report with issues, say): Main exits 1 without printing it again.
 var errReported = errors.New("reported")
 
 type kongExit int
