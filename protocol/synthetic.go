@@ -1,6 +1,10 @@
 package protocol
 
-import "fmt"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
 
 // Synthetic values shared by the payloads below, so that a hook author can
 // recognise a test firing at a glance.
@@ -139,12 +143,16 @@ var synthetic = map[string]string{
 		"outcome": "idle", "result": {"spawned": [], "reclaimed": [], "skipped": []}}`,
 }
 
-// parsedSynthetic is synthetic, parsed once; a table entry that is not a JSON
+// parsedSynthetic is synthetic, compacted and parsed once; a table entry that is not a JSON
 // object is a bug caught here at start-up and by the package's tests.
 var parsedSynthetic = func() map[string]Kwargs {
 	out := make(map[string]Kwargs, len(synthetic))
 	for event, text := range synthetic {
-		kw, err := ParseObject([]byte(text))
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, []byte(text)); err != nil {
+			panic(fmt.Sprintf("protocol: synthetic payload of %s: %v", event, err))
+		}
+		kw, err := ParseObject(compact.Bytes())
 		if err != nil {
 			panic(fmt.Sprintf("protocol: synthetic payload of %s: %v", event, err))
 		}
