@@ -30,6 +30,7 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
