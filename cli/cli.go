@@ -32,6 +32,7 @@ type CLI struct {
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
 	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
 	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
+	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
