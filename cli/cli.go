@@ -33,6 +33,7 @@ type CLI struct {
 	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
 	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
 	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
+	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
