@@ -34,6 +34,7 @@ type CLI struct {
 	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
 	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
 	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
@@ -44,10 +45,17 @@ type Env struct {
 	Getenv         func(string) string
 	Environ        func() []string
 	Now            func() time.Time
+	// Warn, when set, receives each warning instead of stderr: doctor
+	// reports them as issues.
+	Warn func(msg string)
 }
 
 // Warnf prints a warning on stderr.
 func (e *Env) Warnf(format string, args ...any) {
+	if e.Warn != nil {
+		e.Warn(fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(e.Stderr, "noora-hooks: warning: "+format+"\n", args...)
 }
 
