@@ -35,7 +35,9 @@ type CLI struct {
 	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
 	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+
+	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
 }
 
 // Env is the process environment a command runs in; tests give their own.
@@ -104,6 +106,7 @@ func Main(args []string, env *Env) (code int) {
 			code = int(c)
 		}
 	}()
+	completeIfAsked(parser, env)
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}
