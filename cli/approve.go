@@ -19,6 +19,11 @@ type ApproveCmd struct {
 	JSON bool `help:"Print what was approved as JSON (shape: docs/cli.md); the questions go to stderr." name:"json"`
 }
 
+// Help is the long help of `approve`.
+func (ApproveCmd) Help() string {
+	return `For each configured (event, command) pair that is not approved, or whose script changed since it was approved, approve shows the event and the command and asks "Allow this hook to run? [y/N]". Only y or yes approves; each yes is recorded in the allowlist at once, a no is not recorded. Without a terminal, use --yes (service accounts, CI), or list the pairs in <home>/shell-hooks-allowlist.json by hand.`
+}
+
 // pendingPair is an (event, command) pair that needs approval: never
 // approved, or approved before its script changed.
 type pendingPair struct {

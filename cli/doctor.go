@@ -25,6 +25,19 @@ type DoctorCmd struct {
 	JSON bool `help:"Print the report as JSON (shape: docs/cli.md)." name:"json"`
 }
 
+// Help is the long help of `doctor`.
+func (DoctorCmd) Help() string {
+	return `For every configured shell hook, one line per check:
+  program   it exists and is executable; after an interpreter
+            ("python3 x.py") the script only has to be readable
+  approved  its (event, command) pair is in the allowlist
+  drift     its script did not change since it was approved
+  run       approved hooks only: a run on the event's synthetic payload
+            exits 0 (2, a block, on pre_tool_call) with empty stdout or
+            valid JSON within its timeout
+Config warnings and a broken allowlist count as issues too. Exit 1 when there is any issue.`
+}
+
 // Check verdicts.
 const (
 	checkOK      = "ok"

@@ -13,6 +13,11 @@ type ListCmd struct {
 	JSON bool `help:"Print the list as JSON (shape: docs/cli.md)." name:"json"`
 }
 
+// Help is the long help of `list`.
+func (ListCmd) Help() string {
+	return `Shell hooks come sorted by event, in config order within one event (the order they run in), each with its command, matcher (tool events), timeout, fail_closed (pre_tool_call), whether and when it was approved, and a WARNING when its script changed since it was approved. Other kinds of hooks follow, each in its own section. With nothing configured, list names the config file it read.`
+}
+
 // listSection is a kind of hook that `list` shows after the shell hooks:
 // outbound targets, plugins, gateway hooks. An adapter joins the list by
 // adding one line to listSections; the section itself lives in its own file.

@@ -17,6 +17,11 @@ type RevokeCmd struct {
 	JSON    bool   `help:"Print what was revoked as JSON (shape: docs/cli.md)." name:"json"`
 }
 
+// Help is the long help of `revoke`.
+func (RevokeCmd) Help() string {
+	return `The command must be written exactly as in config.yaml, e.g. noora-hooks revoke '~/.noora/agent-hooks/guard.sh --strict'. Every approval of it goes, whatever its event; exec skips the hook until it is approved again. A command that matches nothing is not an error.`
+}
+
 // Run removes every allowlist entry of the command, whatever its event (SPEC §5).
 func (c *RevokeCmd) Run(g *Globals, env *Env) error {
 	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)

@@ -23,6 +23,11 @@ type TestCmd struct {
 	JSON        bool   `help:"Print the report as JSON (shape: docs/cli.md)." name:"json"`
 }
 
+// Help is the long help of `test`.
+func (TestCmd) Help() string {
+	return `The payload is a realistic one for the event (tool events call the terminal tool with "echo hello"; ids start with "test-"), with the kwargs of --payload-file laid over it. Every shell hook of the event runs, approved or not: they run for real, with your credentials, so test only hooks you have read. For each hook the report shows how it ended, how long it took, the first 400 characters of its stdout and stderr, and its parsed answer; then the combined answer that exec would print. Exit 0 whatever the hooks did.`
+}
+
 // Run fires the event's shell hooks, approved or not, on the synthetic payload.
 func (c *TestCmd) Run(g *Globals, env *Env) error {
 	event, ok := protocol.Lookup(c.Event)
