@@ -39,6 +39,9 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if eng.SafeMode {
+		env.Warnf("%s", safeModeNote)
+	}
 	// One question per (event, command) pair: that is what the allowlist keys on.
 	var pending []*pendingPair
 	seen := map[[2]string]bool{}

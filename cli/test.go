@@ -50,6 +50,9 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if eng.SafeMode {
+		env.Warnf("%s", safeModeNote)
+	}
 	cwd, err := Cwd()
 	if err != nil {
 		return err
