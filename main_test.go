@@ -15,15 +15,14 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/noora-hooks/noora-hooks/cli"
 )
 
 // TestMain registers noora-hooks and the helper programs that scripts call.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"noora-hooks": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"noora-hooks": noorahooks,
 		"fakehook":    fakehook,
+		"ptyrun":      ptyrun,
 	})
 }
 
@@ -47,6 +46,8 @@ func TestScripts(t *testing.T) {
 			"within":  cmdWithin,
 			"pgone":   cmdPgone,
 			"bigjson": cmdBigJSON,
+			"mtime":   cmdMtime,
+			"golden":  cmdGolden,
 		},
 	})
 }

@@ -30,7 +30,14 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
+	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
+	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
+	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
+
+	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
 }
 
 // Env is the process environment a command runs in; tests give their own.
@@ -40,10 +47,17 @@ type Env struct {
 	Getenv         func(string) string
 	Environ        func() []string
 	Now            func() time.Time
+	// Warn, when set, receives each warning instead of stderr: doctor
+	// reports them as issues.
+	Warn func(msg string)
 }
 
 // Warnf prints a warning on stderr.
 func (e *Env) Warnf(format string, args ...any) {
+	if e.Warn != nil {
+		e.Warn(fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(e.Stderr, "noora-hooks: warning: "+format+"\n", args...)
 }
 
@@ -93,6 +107,7 @@ func Main(args []string, env *Env) (code int) {
 			code = int(c)
 		}
 	}()
+	completeIfAsked(parser, env)
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}
