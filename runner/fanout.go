@@ -1,0 +1,203 @@
+package runner
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// DefaultQueueSize is how many events one observer's queue holds before it
+// drops its oldest (the Noora guide's streaming hooks contract).
+const DefaultQueueSize = 256
+
+// Fanout delivers observer events off the caller's path: every hook gets its
+// own bounded queue and its own worker, so a stalled hook fills only its own
+// queue, which then drops its own oldest events, while every other hook keeps
+// receiving. Events reach each hook in the order they were enqueued.
+type Fanout struct {
+	// QueueSize bounds each hook's queue; 0 means DefaultQueueSize.
+	QueueSize int
+	// Log receives the warnings of hook runs; nil discards them.
+	Log func(warning string)
+
+	mu     sync.Mutex
+	queues map[string]*queue
+	order  []string // keys, in first-seen order, for stable reports
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	closed bool
+}
+
+// QueueStats is one hook's queue, as reports show it.
+type QueueStats struct {
+	Key       string `json:"key"`
+	Source    string `json:"source"`
+	Hook      string `json:"hook"`
+	Pending   int    `json:"pending"`
+	Delivered uint64 `json:"delivered"`
+	Dropped   uint64 `json:"dropped"`
+}
+
+type job struct {
+	hook Hook
+	call Call
+}
+
+type queue struct {
+	info      HookInfo
+	key       string
+	buf       []job // ring buffer of capacity size
+	head, n   int
+	delivered uint64
+	dropped   uint64
+	wake      chan struct{} // buffered 1: "there is work"
+}
+
+// Key identifies a hook's queue: the event, the source and the hook's name, so
+// the same command on two events has two queues.
+func Key(event string, info HookInfo) string {
+	return event + "\x00" + info.Source + "\x00" + info.Name
+}
+
+func (f *Fanout) init() {
+	if f.queues == nil {
+		f.queues = map[string]*queue{}
+		f.ctx, f.cancel = context.WithCancel(context.Background())
+	}
+}
+
+// Enqueue puts call on the queue of each hook and returns at once. It reports
+// false when the fanout is closed.
+func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.init()
+	size := f.QueueSize
+	if size <= 0 {
+		size = DefaultQueueSize
+	}
+	for _, h := range hooks {
+		info := h.Describe()
+		key := Key(call.Event.Name, info)
+		q := f.queues[key]
+		if q == nil {
+			q = &queue{info: info, key: key, buf: make([]job, size), wake: make(chan struct{}, 1)}
+			f.queues[key] = q
+			f.order = append(f.order, key)
+			f.wg.Add(1)
+			go f.work(q)
+		}
+		if q.n == len(q.buf) { // full: the oldest event goes
+			q.buf[q.head] = job{}
+			q.head = (q.head + 1) % len(q.buf)
+			q.n--
+			q.dropped++
+		}
+		q.buf[(q.head+q.n)%len(q.buf)] = job{hook: h, call: call}
+		q.n++
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+	return true
+}
+
+// next pops the oldest job of q, or reports false when q is empty.
+func (f *Fanout) next(q *queue) (job, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if q.n == 0 {
+		return job{}, false
+	}
+	j := q.buf[q.head]
+	q.buf[q.head] = job{}
+	q.head = (q.head + 1) % len(q.buf)
+	q.n--
+	return j, true
+}
+
+func (f *Fanout) work(q *queue) {
+	defer f.wg.Done()
+	for {
+		j, ok := f.next(q)
+		if !ok {
+			f.mu.Lock()
+			closed := f.closed
+			f.mu.Unlock()
+			if closed {
+				return
+			}
+			select {
+			case <-q.wake:
+			case <-f.ctx.Done():
+			}
+			continue
+		}
+		res := j.hook.Run(f.ctx, j.call)
+		f.mu.Lock()
+		q.delivered++
+		f.mu.Unlock()
+		if f.Log != nil {
+			for _, w := range res.Warnings {
+				f.Log(w)
+			}
+		}
+	}
+}
+
+// Stats reports every queue, in the order the hooks were first seen.
+func (f *Fanout) Stats() []QueueStats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]QueueStats, 0, len(f.order))
+	for _, k := range f.order {
+		q := f.queues[k]
+		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Pending: q.n, Delivered: q.delivered, Dropped: q.dropped})
+	}
+	return out
+}
+
+// Close stops taking events and lets the workers drain their queues for at
+// most grace; then the hooks still running are cancelled, and what is still
+// queued is counted as dropped. It returns the final stats, sorted by key.
+func (f *Fanout) Close(grace time.Duration) []QueueStats {
+	f.mu.Lock()
+	f.closed = true
+	f.init()
+	for _, q := range f.queues {
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+	f.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		f.cancel()
+		f.mu.Lock()
+		for _, q := range f.queues {
+			q.dropped += uint64(q.n)
+			for q.n > 0 {
+				q.buf[q.head] = job{}
+				q.head = (q.head + 1) % len(q.buf)
+				q.n--
+			}
+		}
+		f.mu.Unlock()
+		<-done
+	}
+	f.cancel()
+	stats := f.Stats()
+	sort.Slice(stats, func(i, j int) bool { return stats[i].Key < stats[j].Key })
+	return stats
+}
