@@ -30,6 +30,8 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
+	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 
