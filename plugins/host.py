@@ -79,6 +79,10 @@ def _clip(text, limit=MAX_TEXT):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+class _LoadError(Exception):
+    """A plugin or handler that loaded but lacks its entry point."""
+
+
 class _Unsupported:
     """Stands in for a ctx method that has no meaning out of process."""
 
@@ -189,7 +193,7 @@ class Host:
         spec.loader.exec_module(module)
         register = getattr(module, "register", None)
         if not callable(register):
-            raise RuntimeError("__init__.py defines no register(ctx) function")
+            raise _LoadError("__init__.py defines no register(ctx) function")
         self.ctx = PluginContext(name, plugin_dir)
         self.stage = "register() failed"
         self.run(register(self.ctx))
@@ -209,7 +213,7 @@ class Host:
         spec.loader.exec_module(module)
         handle = getattr(module, "handle", None)
         if not callable(handle):
-            raise RuntimeError("handler.py defines no handle(event_type, context) function")
+            raise _LoadError("handler.py defines no handle(event_type, context) function")
         self.handle = handle
         return [{"event": "handle", "callback": "handle"}], [], []
 
@@ -300,6 +304,9 @@ def main(argv):
     except BaseException as exc:  # noqa: register() may raise anything
         if isinstance(exc, KeyboardInterrupt):
             raise
+        if isinstance(exc, _LoadError):
+            host.send_obj({"type": "fatal", "error": str(exc)})
+            return 1
         traceback.print_exc()
         host.send_obj({"type": "fatal", "error": _clip(host.stage + ": " + _describe(exc)), "where": _where(exc)})
         return 1

@@ -202,14 +202,17 @@ func (m *Manager) Hooks(call runner.Call) []runner.Hook {
 			continue
 		}
 		index := 0
+		var prev <-chan struct{}
 		for _, h := range s.proc.Hello.Hooks {
 			if h.Event != call.Event.Name {
 				continue
 			}
+			done := make(chan struct{})
 			out = append(out, &callbackHook{
 				m: m, plugin: p, proc: s.proc, event: h.Event, index: index,
-				callback: h.Callback, kwargs: kwargs,
+				callback: h.Callback, kwargs: kwargs, after: prev, done: done,
 			})
+			prev = done
 			index++
 		}
 	}
@@ -258,6 +261,13 @@ type callbackHook struct {
 	index    int // among the plugin's callbacks for event
 	callback string
 	kwargs   json.RawMessage
+	// after is closed when the plugin's previous callback for this event
+	// has finished, done when this one has: a plugin's callbacks run one
+	// after the other in registration order, as they do in Noora, even
+	// when the dispatcher runs hooks concurrently.
+	after <-chan struct{}
+	done  chan struct{}
+	once  sync.Once
 }
 
 // Describe implements runner.Hook: "<plugin>:<callback>".
@@ -276,7 +286,14 @@ func (h *callbackHook) name() string {
 // same rules as a shell hook's stdout (protocol.Read). A callback that raises,
 // times out or whose process dies gives no answer and a warning.
 func (h *callbackHook) Run(ctx context.Context, call runner.Call) runner.Result {
+	defer h.once.Do(func() { close(h.done) })
 	res := runner.Result{HookInfo: h.Describe(), Status: runner.StatusOK}
+	if h.after != nil {
+		select {
+		case <-h.after:
+		case <-ctx.Done():
+		}
+	}
 	start := time.Now()
 	m, err := h.proc.Invoke(ctx, h.m.opts.CallbackTimeout, h.event, h.index, h.callback, h.kwargs, call.Cwd)
 	res.Duration = time.Since(start)
