@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"noora-hooks": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
 		"fakehook":    fakehook,
+		"fakeplugin":  fakeplugin,
 	})
 }
 
@@ -41,6 +42,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"within": cmdWithin,
 			"pgone":  cmdPgone,
+			"gobin":  cmdGobin,
+			"await":  cmdAwait,
 		},
 	})
 }

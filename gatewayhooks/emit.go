@@ -135,7 +135,8 @@ func (e *Emitter) runCommand(ctx context.Context, h *Handler, event string, even
 		Argv: h.Command, Dir: h.Dir, Env: e.env(event),
 		Stdin: append(payload, '\n'), Timeout: h.Timeout,
 	})
-	if log := e.log(h); log != nil {
+	// A failure quotes stderr in its error; a success's stderr is its log.
+	if log := e.log(h); log != nil && out.End == runner.Exited && out.Code == 0 {
 		for _, line := range strings.Split(strings.TrimRight(string(out.Stderr), "\n"), "\n") {
 			if line != "" {
 				log(line)

@@ -307,7 +307,6 @@ def main(argv):
         if isinstance(exc, _LoadError):
             host.send_obj({"type": "fatal", "error": str(exc)})
             return 1
-        traceback.print_exc()
         host.send_obj({"type": "fatal", "error": _clip(host.stage + ": " + _describe(exc)), "where": _where(exc)})
         return 1
     host.send_obj({"type": "hello", "protocol": PROTOCOL, "hooks": hooks, "sections": sections, "warnings": warnings})

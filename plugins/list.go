@@ -78,6 +78,7 @@ func info(p *Plugin) Info {
 // it registered, or why it cannot run. Directories that are not valid
 // plugins are listed too, with status "error", in directory order.
 func (m *Manager) List() []Info {
+	m.warned.Do(func() {}) // the listing shows them
 	var out []Info
 	for i, s := range m.ensure() {
 		in := info(m.plugins[i])

@@ -58,6 +58,7 @@ type Manager struct {
 	plugins  []*Plugin
 	problems []Problem
 	slots    []*slot // one per plugin, same order
+	warned   sync.Once
 }
 
 // slot holds the process of one plugin.
@@ -68,9 +69,10 @@ type slot struct {
 	failedAt time.Time
 }
 
-// NewManager discovers the plugins under opts.Home; a directory that is not a
-// valid plugin is reported through opts.Warn and skipped. No process starts
-// before the first event.
+// NewManager discovers the plugins under opts.Home. A directory that is not a
+// valid plugin is skipped, and reported through opts.Warn with the first
+// event (List reports it in its listing instead). No process starts before
+// the first event.
 func NewManager(opts Options) *Manager {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
@@ -80,9 +82,6 @@ func NewManager(opts Options) *Manager {
 	}
 	m := &Manager{opts: opts}
 	m.plugins, m.problems = Discover(opts.Home)
-	for _, p := range m.problems {
-		opts.Warn(p.String())
-	}
 	for range m.plugins {
 		m.slots = append(m.slots, &slot{})
 	}
@@ -129,6 +128,11 @@ type started struct {
 // ensure makes sure every plugin has a running process, starting the missing
 // ones in parallel, and reports, in plugin order, what is new about them.
 func (m *Manager) ensure() []started {
+	m.warned.Do(func() {
+		for _, p := range m.problems {
+			m.opts.Warn(p.String())
+		}
+	})
 	out := make([]started, len(m.plugins))
 	var wg sync.WaitGroup
 	for i, p := range m.plugins {
@@ -186,7 +190,7 @@ func (m *Manager) announce(p *Plugin, proc *Process) {
 // registration order (SPEC §3). A plugin that cannot start is one hook that
 // fails with the reason.
 func (m *Manager) Hooks(call runner.Call) []runner.Hook {
-	if m == nil || len(m.plugins) == 0 {
+	if m == nil {
 		return nil
 	}
 	procs := m.ensure()
