@@ -17,8 +17,7 @@ import sys
 # not shadow the standard library.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 
-import asyncio  # noqa: E402
-import importlib.util
+import importlib.util  # noqa: E402
 import inspect
 import json
 import os
@@ -172,6 +171,7 @@ class Host:
         if not inspect.isawaitable(value):
             return value
         if self.loop is None:
+            import asyncio  # only plugins with async callbacks pay for it (~30 ms)
             self.loop = asyncio.new_event_loop()
             asyncio.set_event_loop(self.loop)
         return self.loop.run_until_complete(value)

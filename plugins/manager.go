@@ -165,6 +165,9 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 		return started{err: s.err}
 	}
 	proc, err := StartProcess(m.spec(p))
+	if err != nil && p.Command == nil && errors.Is(err, runner.ErrNotFound) {
+		err = fmt.Errorf("%w; Python plugins need python3 in PATH, or NOORA_PYTHON set to an interpreter", err)
+	}
 	if err != nil {
 		s.err, s.failedAt = err, time.Now()
 		return started{err: err, fresh: true}

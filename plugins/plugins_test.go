@@ -329,9 +329,10 @@ def register(ctx):
 func TestAPluginThatCannotStartSaysWhy(t *testing.T) {
 	needPython(t)
 	tests := []struct {
-		name  string
-		setup func(t *testing.T, home string)
-		want  string
+		name   string
+		setup  func(t *testing.T, home string)
+		python string // the interpreter, when not python3
+		want   string
 	}{
 		{
 			name: "register() raises",
@@ -397,6 +398,14 @@ func TestAPluginThatCannotStartSaysWhy(t *testing.T) {
 			want: `a message is over the 1048576-byte limit`,
 		},
 		{
+			name: "There is no Python",
+			setup: func(t *testing.T, home string) {
+				python(t, home, "p", "def register(ctx): pass\n")
+			},
+			python: "/nonexistent/python3",
+			want:   `cannot start: program not found: /nonexistent/python3; Python plugins need python3 in PATH, or NOORA_PYTHON set to an interpreter`,
+		},
+		{
 			name: "The program is missing",
 			setup: func(t *testing.T, home string) {
 				writePlugin(t, home, "p", map[string]string{"plugin.yaml": "command: ./nothing-here\n"})
@@ -408,7 +417,7 @@ func TestAPluginThatCannotStartSaysWhy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			tt.setup(t, home)
-			opts := Options{}
+			opts := Options{Python: tt.python}
 			if strings.Contains(tt.want, "500ms") {
 				opts.StartTimeout = 500 * time.Millisecond
 			}
