@@ -15,15 +15,14 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/noora-hooks/noora-hooks/cli"
 )
 
 // TestMain registers noora-hooks and the helper programs that scripts call.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"noora-hooks": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
+		"noora-hooks": noorahooks,
 		"fakehook":    fakehook,
+		"ptyrun":      ptyrun,
 		"fakeplugin":  fakeplugin,
 	})
 }
@@ -37,13 +36,21 @@ func TestScripts(t *testing.T) {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
 			e.Setenv("NOORA_SAFE_MODE", "")
+			examples, err := filepath.Abs("examples")
+			if err != nil {
+				return err
+			}
+			e.Setenv("EXAMPLES", examples)
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"within": cmdWithin,
-			"pgone":  cmdPgone,
-			"gobin":  cmdGobin,
-			"await":  cmdAwait,
+			"within":  cmdWithin,
+			"pgone":   cmdPgone,
+			"bigjson": cmdBigJSON,
+			"mtime":   cmdMtime,
+			"golden":  cmdGolden,
+			"gobin":   cmdGobin,
+			"await":   cmdAwait,
 		},
 	})
 }
@@ -91,6 +98,17 @@ func cmdPgone(ts *testscript.TestScript, neg bool, args []string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// cmdBigJSON writes `bigjson FILE MIB`: a kwargs object of about MIB mebibytes.
+func cmdBigJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: bigjson FILE MIB")
+	}
+	mib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	blob := strings.Repeat("x", mib<<20)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(`{"session_id":"s1","blob":"`+blob+`"}`), 0o644))
 }
 
 // fakehook is a hook whose behaviour the script chooses with flags, in this

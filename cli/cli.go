@@ -30,9 +30,16 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
+	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
+	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
+	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
+	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
 	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
 	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+
+	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
+	Version    VersionCmd    `cmd:"" help:"Print the version."`
 }
 
 // Env is the process environment a command runs in; tests give their own.
@@ -42,10 +49,17 @@ type Env struct {
 	Getenv         func(string) string
 	Environ        func() []string
 	Now            func() time.Time
+	// Warn, when set, receives each warning instead of stderr: doctor
+	// reports them as issues.
+	Warn func(msg string)
 }
 
 // Warnf prints a warning on stderr.
 func (e *Env) Warnf(format string, args ...any) {
+	if e.Warn != nil {
+		e.Warn(fmt.Sprintf(format, args...))
+		return
+	}
 	fmt.Fprintf(e.Stderr, "noora-hooks: warning: "+format+"\n", args...)
 }
 
@@ -64,7 +78,8 @@ func usageError(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
 }
 
-// failure is an error with exit 1 whose message was already printed.
+// errReported is returned by a command that already printed why it failed
+// (a report with issues, say): Main exits 1 without printing it again.
 var errReported = errors.New("reported")
 
 type kongExit int
@@ -94,6 +109,7 @@ func Main(args []string, env *Env) (code int) {
 			code = int(c)
 		}
 	}()
+	completeIfAsked(parser, env)
 	if len(args) == 0 {
 		args = []string{"--help"}
 	}

@@ -20,7 +20,7 @@ const MaxPayload = 64 << 20
 
 // ExecCmd is `noora-hooks exec <event>`.
 type ExecCmd struct {
-	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call."`
+	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call." predictor:"event"`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer)."`
 }

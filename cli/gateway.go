@@ -74,7 +74,9 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 			env.Warnf("gateway hook %q: %s: %v", r.Handler.Name, event, r.Err)
 		}
 	}
-	return writeJSON(env.Stdout, protocol.Raw(gatewayhooks.Values(results)))
+	// One line, like exec's answer: a result for programs, not a report.
+	_, err = env.Stdout.Write(append(protocol.Raw(gatewayhooks.Values(results)), '\n'))
+	return err
 }
 
 // readContext reads the event's context: a JSON object, from file or stdin.
@@ -160,7 +162,7 @@ func (c *GatewayListCmd) Run(g *Globals, env *Env) error {
 		if infos == nil {
 			infos = []gatewayhooks.Info{}
 		}
-		return writeJSON(env.Stdout, protocol.Raw(infos))
+		return writeJSON(env.Stdout, infos)
 	}
 	if len(infos) == 0 {
 		fmt.Fprintf(env.Stdout, "no gateway hooks in %s\n", gatewayhooks.Dir(paths.Home))

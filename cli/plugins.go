@@ -36,7 +36,7 @@ func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
 		if infos == nil {
 			infos = []plugins.Info{}
 		}
-		return writeJSON(env.Stdout, protocol.Raw(infos))
+		return writeJSON(env.Stdout, infos)
 	}
 	if len(infos) == 0 {
 		fmt.Fprintf(env.Stdout, "no plugins in %s\n", plugins.Dir(eng.Paths.Home))
@@ -78,11 +78,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-func writeJSON(w io.Writer, b []byte) error {
-	_, err := w.Write(append(b, '\n'))
-	return err
 }
 
 // MaxSessionInfo bounds the --session-info file.
@@ -138,13 +133,12 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 			{Key: "reason", Value: protocol.String(s.Reason)},
 		})
 	}
-	b, _ := protocol.Object{
+	return writeJSON(env.Stdout, protocol.Object{
 		{Key: "text", Value: protocol.String(out.Text)},
 		{Key: "chars", Value: protocol.Raw(len([]rune(out.Text)))},
 		{Key: "sections", Value: protocol.Raw(accepted)},
 		{Key: "skipped", Value: protocol.Raw(skipped)},
-	}.MarshalJSON()
-	return writeJSON(env.Stdout, b)
+	})
 }
 
 // sessionInfo reads --session-info and fills in the keys the contract

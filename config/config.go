@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -175,6 +176,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.Plugins = c.parsePlugins(val)
 		}
 	}
+	// Warnings read top to bottom, like the file.
+	sort.SliceStable(c.Warnings, func(i, j int) bool { return c.Warnings[i].Line < c.Warnings[j].Line })
 	return c, nil
 }
 

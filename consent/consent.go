@@ -256,21 +256,38 @@ func (s Store) Record(approvals ...Approval) error {
 // Revoke removes every entry with command, whatever its event, and returns how
 // many went.
 func (s Store) Revoke(command string) (int, error) {
-	removed := 0
+	removed, err := s.RevokeEntries(command)
+	return len(removed), err
+}
+
+// RevokeEntries removes every entry with command, whatever its event, and
+// returns the entries that went, in file order. When none matches, the file
+// is left as it was.
+func (s Store) RevokeEntries(command string) ([]Approval, error) {
+	var removed []Approval
 	err := s.Update(func(l *Allowlist) error {
-		kept := l.Approvals[:0]
+		kept := make([]Approval, 0, len(l.Approvals))
 		for _, a := range l.Approvals {
 			if a.Command == command {
-				removed++
+				removed = append(removed, a)
 				continue
 			}
 			kept = append(kept, a)
 		}
+		if len(removed) == 0 {
+			return errUnchanged
+		}
 		l.Approvals = kept
 		return nil
 	})
+	if errors.Is(err, errUnchanged) {
+		err = nil
+	}
 	return removed, err
 }
+
+// errUnchanged stops an Update that has nothing to write.
+var errUnchanged = errors.New("allowlist unchanged")
 
 // NewApproval makes the record of approving (event, command) now, with the
 // script's modification time.

@@ -24,12 +24,13 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // ParseObject reads a JSON object, keeping member order. A key given twice keeps
 // its first position and its last value, as Python's json module does.
+// Values are compacted: a payload must stay one line (SPEC §4).
 func ParseObject(data []byte) (Object, error) {
-	data = bytes.TrimSpace(data)
-	if !gjson.ValidBytes(data) {
-		return nil, errors.New("invalid JSON")
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	r := gjson.ParseBytes(data)
+	r := gjson.ParseBytes(compact.Bytes())
 	if !r.IsObject() {
 		return nil, fmt.Errorf("%w: got %s", ErrNotObject, kindOf(r))
 	}

@@ -1,0 +1,327 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/google/shlex"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/protocol"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// DoctorCmd is `noora-hooks doctor`.
+type DoctorCmd struct {
+	JSON bool `help:"Print the report as JSON (shape: docs/cli.md)." name:"json"`
+}
+
+// Help is the long help of `doctor`.
+func (DoctorCmd) Help() string {
+	return `For every configured shell hook, one line per check:
+  program   it exists and is executable; after an interpreter
+            ("python3 x.py") the script only has to be readable
+  approved  its (event, command) pair is in the allowlist
+  drift     its script did not change since it was approved
+  run       approved hooks only: a run on the event's synthetic payload
+            exits 0 (2, a block, on pre_tool_call) with empty stdout or
+            valid JSON within its timeout
+Config warnings and a broken allowlist count as issues too. Exit 1 when there is any issue.`
+}
+
+// Check verdicts.
+const (
+	checkOK      = "ok"
+	checkIssue   = "issue"
+	checkSkipped = "skipped"
+)
+
+// check is one verdict on one hook.
+type check struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	Message string `json:"message"`
+	// ElapsedMS is how long the trial run took; only on the run check of a
+	// hook that ran.
+	ElapsedMS *int64 `json:"elapsed_ms,omitempty"`
+}
+
+// diagnosis is every check of one configured hook.
+type diagnosis struct {
+	Event   string  `json:"event"`
+	Command string  `json:"command"`
+	Matcher *string `json:"matcher"`
+	Line    int     `json:"line"`
+	Checks  []check `json:"checks"`
+}
+
+// doctorReport is `doctor --json`.
+type doctorReport struct {
+	Config       string      `json:"config"`
+	SafeMode     bool        `json:"safe_mode"`
+	ConfigIssues []string    `json:"config_issues"`
+	Hooks        []diagnosis `json:"hooks"`
+	Issues       int         `json:"issues"`
+}
+
+// Run checks every configured shell hook (SPEC §6) and exits 1 on any issue.
+func (c *DoctorCmd) Run(g *Globals, env *Env) error {
+	rep := doctorReport{ConfigIssues: []string{}, Hooks: []diagnosis{}}
+	// What loading warns about (config entries, a broken allowlist) is an
+	// issue of the report, not only a line on stderr.
+	capture := *env
+	capture.Warn = func(msg string) { rep.ConfigIssues = append(rep.ConfigIssues, msg) }
+	eng, err := loadManaged(g, &capture)
+	if err != nil {
+		return err
+	}
+	rep.Config, rep.SafeMode = eng.Paths.Config, eng.SafeMode
+	if eng.SafeMode {
+		env.Warnf("%s", safeModeNote)
+	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	// The checks that need no run first; then the trial runs, concurrently
+	// as exec would run hooks, each writing only its own verdict.
+	var trials []int
+	for _, h := range eng.Config.ShellHooks {
+		s := eng.stateOf(h)
+		d := diagnosis{Event: h.Event, Command: h.Command, Line: h.Line}
+		if h.Matcher != nil {
+			d.Matcher = &h.Matcher.Source
+		}
+		program := checkProgram(h, env.Environ())
+		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
+		switch {
+		case !s.Approved && !eng.Accept:
+			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
+		case program.Status != checkOK:
+			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: its program cannot start"})
+		default:
+			d.Checks = append(d.Checks, check{Name: "run"})
+			trials = append(trials, len(rep.Hooks))
+		}
+		rep.Hooks = append(rep.Hooks, d)
+	}
+	var runs sync.WaitGroup
+	limit := make(chan struct{}, max(eng.Config.Concurrency, 1))
+	for _, i := range trials {
+		h, verdict := eng.Config.ShellHooks[i], &rep.Hooks[i].Checks[len(rep.Hooks[i].Checks)-1]
+		runs.Add(1)
+		limit <- struct{}{}
+		go func() {
+			defer runs.Done()
+			defer func() { <-limit }()
+			*verdict = trialRun(ctx, eng, h, cwd, env.Environ())
+		}()
+	}
+	runs.Wait()
+
+	rep.Issues = len(rep.ConfigIssues)
+	for _, d := range rep.Hooks {
+		for _, ch := range d.Checks {
+			if ch.Status == checkIssue {
+				rep.Issues++
+			}
+		}
+	}
+	if c.JSON {
+		if err := writeJSON(env.Stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printDoctor(env.Stdout, rep)
+	}
+	if rep.Issues > 0 {
+		return &exitError{code: 1, err: errReported}
+	}
+	return nil
+}
+
+// checkProgram: the program exists and is executable; after an interpreter
+// (python3 x.py, bash x.sh) the script only has to be readable.
+func checkProgram(h config.ShellHook, environ []string) check {
+	ch := check{Name: "program", Status: checkIssue}
+	argv, err := runner.Argv(h.Command)
+	if err != nil {
+		ch.Message = err.Error()
+		return ch
+	}
+	_, err = runner.LookPath(argv[0], environ)
+	switch {
+	case errors.Is(err, runner.ErrNotFound):
+		ch.Message = fmt.Sprintf("%s not found", argv[0])
+		if strings.Contains(argv[0], "/") && !strings.HasPrefix(argv[0], "/") {
+			ch.Message += " (a relative path is resolved from the directory the agent runs in)"
+		} else if !strings.Contains(argv[0], "/") {
+			ch.Message += " in PATH"
+		}
+		return ch
+	case errors.Is(err, runner.ErrNotExecutable):
+		ch.Message = fmt.Sprintf("%s is not executable: chmod +x it, or run it through its interpreter (e.g. \"bash %s\")", argv[0], argv[0])
+		return ch
+	case err != nil:
+		ch.Message = err.Error()
+		return ch
+	}
+	tokens, _ := shlex.Split(h.Command)
+	script := consent.Script(h.Command, shlex.Split)
+	if len(tokens) == 0 || script == tokens[0] {
+		ch.Status, ch.Message = checkOK, fmt.Sprintf("%s is executable", argv[0])
+		return ch
+	}
+	// An interpreter runs the script: reading it is enough.
+	path := config.ExpandTilde(script)
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		ch.Message = fmt.Sprintf("%s runs %s, which does not exist", argv[0], script)
+		return ch
+	case err != nil:
+		ch.Message = fmt.Sprintf("%s runs %s, which cannot be read: %v", argv[0], script, errors.Unwrap(err))
+		return ch
+	}
+	f.Close()
+	ch.Status, ch.Message = checkOK, fmt.Sprintf("%s runs %s (readable)", argv[0], script)
+	return ch
+}
+
+func checkApproval(eng *Engine, s hookState) check {
+	ch := check{Name: "approved", Status: checkOK}
+	switch {
+	case s.Approved:
+		if t, ok := storedTime(s.Approval.ApprovedAt); ok {
+			ch.Message = "approved on " + textTime(t)
+		} else {
+			ch.Message = "approved (allowlisted by hand, no date)"
+		}
+	case eng.Accept:
+		ch.Message = "not approved yet, but auto-accept is on: it is approved and recorded when it first runs"
+	default:
+		ch.Status = checkIssue
+		ch.Message = `not approved: exec skips it; run "noora-hooks approve"`
+	}
+	return ch
+}
+
+func checkDrift(s hookState) check {
+	ch := check{Name: "drift", Status: checkOK}
+	switch {
+	case !s.Approved:
+		ch.Status, ch.Message = checkSkipped, "not approved, nothing to compare"
+	case s.Approval.ScriptMtime == "":
+		ch.Message = "no script time was recorded at approval (allowlisted by hand): cannot tell"
+	case s.Mtime.IsZero():
+		ch.Status, ch.Message = checkSkipped, fmt.Sprintf("%s not found, nothing to compare", s.Script)
+	case s.Drift:
+		ch.Status, ch.Message = checkIssue, driftText(s)
+	default:
+		ch.Message = fmt.Sprintf("%s unchanged since approval", s.Script)
+	}
+	return ch
+}
+
+// trialRun runs the hook on its event's synthetic payload: it must give empty
+// stdout or valid JSON within its timeout, and exit 0 (or 2, a block, on
+// pre_tool_call).
+func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, environ []string) check {
+	event, _ := protocol.Lookup(h.Event)
+	kw, _ := protocol.Synthetic(h.Event)
+	if tool, ok := toolFor(h); ok {
+		kw = kw.With("tool_name", protocol.String(tool))
+	}
+	call := runner.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
+	hook := &runner.ShellHook{Config: h}
+	r := hook.Run(ctx, call)
+	ms := r.Duration.Milliseconds()
+	ch := check{Name: "run", Status: checkOK, ElapsedMS: &ms}
+	problems := ownWarnings(h, r)
+	if r.Status != runner.StatusOK && len(problems) == 0 {
+		problems = append(problems, string(r.Status))
+	}
+	if len(problems) > 0 {
+		ch.Status = checkIssue
+		ch.Message = oneLine(strings.Join(problems, "; "))
+		return ch
+	}
+	out := "empty stdout"
+	if strings.TrimSpace(string(r.Outcome.Stdout)) != "" {
+		out = "valid JSON on stdout"
+	}
+	ch.Message = fmt.Sprintf("exit %d in %dms, %s", r.Outcome.Code, ms, out)
+	if r.Answer.Kind != protocol.None {
+		answer, _ := r.Answer.MarshalJSON()
+		ch.Message += fmt.Sprintf(", answer %s", answer)
+	}
+	return ch
+}
+
+// toolLike is a matcher alternative that is a plain tool name.
+var toolLike = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+
+// toolFor picks the tool name of a tool event's trial payload: the terminal
+// tool, unless the hook's matcher refuses it and names a tool it accepts.
+func toolFor(h config.ShellHook) (string, bool) {
+	if h.Matcher == nil || h.Matcher.Match(protocol.SyntheticTool, true) {
+		return "", false
+	}
+	for _, alt := range strings.Split(h.Matcher.Source, "|") {
+		alt = strings.TrimSpace(alt)
+		if toolLike.MatchString(alt) && h.Matcher.Match(alt, true) {
+			return alt, true
+		}
+	}
+	return "", false
+}
+
+// oneLine keeps a verdict on one line: hook output may span many.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.ReplaceAll(s, "\n", `\n`)
+}
+
+func printDoctor(w io.Writer, rep doctorReport) {
+	fmt.Fprintf(w, "Config: %s\n", rep.Config)
+	for _, issue := range rep.ConfigIssues {
+		fmt.Fprintf(w, "  %-7s %s\n", "ISSUE", issue)
+	}
+	if len(rep.Hooks) == 0 {
+		fmt.Fprintf(w, "\nNo shell hooks are configured: nothing to check.\n")
+	}
+	for _, d := range rep.Hooks {
+		fmt.Fprintf(w, "\n%s: %s", d.Event, d.Command)
+		if d.Matcher != nil {
+			fmt.Fprintf(w, " (matcher %s)", *d.Matcher)
+		}
+		fmt.Fprintln(w)
+		for _, ch := range d.Checks {
+			label := ch.Status
+			if ch.Status == checkIssue {
+				label = "ISSUE"
+			}
+			fmt.Fprintf(w, "  %-7s %-9s %s\n", label, ch.Name, ch.Message)
+		}
+	}
+	fmt.Fprintln(w)
+	switch {
+	case rep.Issues == 0:
+		fmt.Fprintf(w, "%s checked: no issues.\n", plural(len(rep.Hooks), "hook", "hooks"))
+	default:
+		fmt.Fprintf(w, "%s checked: %s.\n", plural(len(rep.Hooks), "hook", "hooks"), plural(rep.Issues, "issue", "issues"))
+	}
+}

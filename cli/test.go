@@ -1,0 +1,273 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/protocol"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// TestCmd is `noora-hooks test <event>`.
+type TestCmd struct {
+	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call." predictor:"event"`
+	ForTool     string `help:"Set tool_name to TOOL and run only the hooks whose matcher accepts it (without it, every hook of the event runs, whatever its matcher)." placeholder:"TOOL"`
+	PayloadFile string `help:"Merge the kwargs in FILE (a JSON object) over the synthetic payload." placeholder:"FILE" type:"path"`
+	JSON        bool   `help:"Print the report as JSON (shape: docs/cli.md)." name:"json"`
+}
+
+// Help is the long help of `test`.
+func (TestCmd) Help() string {
+	return `The payload is a realistic one for the event (tool events call the terminal tool with "echo hello"; ids start with "test-"), with the kwargs of --payload-file laid over it. Every shell hook of the event runs, approved or not: they run for real, with your credentials, so test only hooks you have read. For each hook the report shows how it ended, how long it took, the first 400 characters of its stdout and stderr, and its parsed answer; then the combined answer that exec would print. Exit 0 whatever the hooks did.`
+}
+
+// Run fires the event's shell hooks, approved or not, on the synthetic payload.
+func (c *TestCmd) Run(g *Globals, env *Env) error {
+	event, ok := protocol.Lookup(c.Event)
+	if !ok {
+		return unknownEvent(c.Event)
+	}
+	kw, _ := protocol.Synthetic(event.Name)
+	if c.PayloadFile != "" {
+		file, err := readKwargs(c.PayloadFile, nil)
+		if err != nil {
+			return err
+		}
+		kw = protocol.Merge(kw, file)
+	}
+	if c.ForTool != "" {
+		kw = kw.With("tool_name", protocol.String(c.ForTool))
+	}
+	kw = protocol.WithTelemetry(kw)
+	eng, err := loadManaged(g, env)
+	if err != nil {
+		return err
+	}
+	if eng.SafeMode {
+		env.Warnf("%s", safeModeNote)
+	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+
+	var hooks []runner.Hook
+	var states []hookState
+	var unmatched []config.ShellHook
+	for _, h := range eng.Config.ShellHooks {
+		if h.Event != event.Name {
+			continue
+		}
+		// Matchers apply only when a tool was named (the Noora CLI's rule):
+		// `test pre_tool_call` tries every hook of the event.
+		if c.ForTool != "" && !h.Matcher.Match(c.ForTool, true) {
+			unmatched = append(unmatched, h)
+			continue
+		}
+		hooks = append(hooks, &runner.ShellHook{Config: h})
+		states = append(states, eng.stateOf(h))
+	}
+	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
+	answers := make([]protocol.Answer, len(results))
+	for i, r := range results {
+		answers[i] = r.Answer
+	}
+	combined := protocol.Combine(event.Name, kw, answers)
+	payload := protocol.Payload(event.Name, kw, cwd)
+
+	if c.JSON {
+		return writeJSON(env.Stdout, testReportOf(c, eng, payload, states, results, unmatched, combined))
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "Event:   %s\n", event.Name)
+	b, _ := payload.MarshalJSON()
+	fmt.Fprintf(w, "Payload: %s\n", b)
+	for _, h := range unmatched {
+		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, c.ForTool)
+	}
+	if len(hooks) == 0 {
+		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, event.Name, c.ForTool, len(unmatched)))
+		return nil
+	}
+	unapproved := 0
+	for i, r := range results {
+		s := states[i]
+		if !s.Approved {
+			unapproved++
+		}
+		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(results), s.Hook.Command)
+		printHookRun(w, s, r)
+	}
+	fmt.Fprintf(w, "\nCombined answer (as exec prints it")
+	if unapproved > 0 {
+		fmt.Fprintf(w, " once every hook above is approved; not approved yet: %d of %d", unapproved, len(results))
+	}
+	cb, _ := combined.MarshalJSON()
+	fmt.Fprintf(w, "):\n%s\n", cb)
+	for _, warning := range combined.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
+	return nil
+}
+
+func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
+	switch {
+	case event == protocol.TransformAPIErrorClassification:
+		return event + " cannot be a shell hook (plugins only): there is nothing to test."
+	case unmatched > 0:
+		return fmt.Sprintf("No shell hook of %s accepts tool %q: nothing ran.", event, tool)
+	}
+	return fmt.Sprintf("No shell hook is configured for %s in %s: nothing ran.", event, eng.Paths.Config)
+}
+
+// printHookRun prints what one hook did: status, output excerpts, answer.
+func printHookRun(w io.Writer, s hookState, r runner.Result) {
+	h := s.Hook
+	if h.Matcher != nil {
+		fmt.Fprintf(w, "  matcher:  %s\n", h.Matcher.Source)
+	}
+	approved := "yes"
+	if !s.Approved {
+		approved = "no (exec skips it until it is approved)"
+	}
+	fmt.Fprintf(w, "  approved: %s\n", approved)
+	fmt.Fprintf(w, "  result:   %s\n", runSummary(h, r))
+	if r.Outcome != nil && r.Outcome.End != runner.StartFailed {
+		fmt.Fprintf(w, "  stdout:   %s\n", indentExcerpt(r.Outcome.Stdout, r.Outcome.StdoutTruncated))
+		fmt.Fprintf(w, "  stderr:   %s\n", indentExcerpt(r.Outcome.Stderr, r.Outcome.StderrTruncated))
+	}
+	answer, _ := r.Answer.MarshalJSON()
+	fmt.Fprintf(w, "  answer:   %s\n", answer)
+	for _, warning := range ownWarnings(h, r) {
+		fmt.Fprintf(w, "  warning:  %s\n", warning)
+	}
+}
+
+// ownWarnings are a hook's warnings without the `<event> hook "<command>": `
+// that names the hook: a report shows them under its name already.
+func ownWarnings(h config.ShellHook, r runner.Result) []string {
+	prefix := fmt.Sprintf("%s hook %q: ", h.Event, h.Command)
+	out := make([]string, len(r.Warnings))
+	for i, w := range r.Warnings {
+		out[i] = strings.TrimPrefix(w, prefix)
+	}
+	return out
+}
+
+// runSummary is one line: how the run ended and how long it took.
+func runSummary(h config.ShellHook, r runner.Result) string {
+	switch {
+	case r.Outcome == nil:
+		return "did not start"
+	case r.Outcome.End == runner.StartFailed:
+		return "did not start: " + r.Outcome.Err.Error()
+	case r.Outcome.End == runner.TimedOut:
+		return fmt.Sprintf("timed out after %s (its process group was killed); elapsed %s", seconds(h.Timeout), elapsed(r))
+	case r.Outcome.Signal != 0:
+		return fmt.Sprintf("killed by %s; elapsed %s", r.Outcome.Signal, elapsed(r))
+	}
+	return fmt.Sprintf("exit %d; elapsed %s", r.Outcome.Code, elapsed(r))
+}
+
+func elapsed(r runner.Result) string {
+	return fmt.Sprintf("%dms", r.Duration.Milliseconds())
+}
+
+// outputLimit is how much of a hook's stdout and stderr `test` shows: the
+// 400 characters that warnings and block messages quote (SPEC §4, §6).
+const outputLimit = runner.MessageLimit
+
+// excerpt returns the first 400 characters of out and whether there was more.
+func excerpt(out []byte, truncated bool) (string, bool) {
+	s := strings.ToValidUTF8(string(out), "\uFFFD")
+	cut := runner.Excerpt(s)
+	return cut, truncated || len(cut) < len(s)
+}
+
+// indentExcerpt shows an excerpt on the lines after a "  stdout:   " label.
+func indentExcerpt(out []byte, truncated bool) string {
+	s, more := excerpt(out, truncated)
+	if s == "" && !more {
+		return "(empty)"
+	}
+	s = strings.TrimRight(s, "\n")
+	s = strings.ReplaceAll(s, "\n", "\n            ")
+	if more {
+		s += fmt.Sprintf(" [... cut after %d characters]", outputLimit)
+	}
+	return s
+}
+
+// testReport is `test --json`.
+type testReport struct {
+	Event      string           `json:"event"`
+	ForTool    *string          `json:"for_tool"`
+	Payload    protocol.Object  `json:"payload"`
+	Hooks      []testedHook     `json:"hooks"`
+	NotMatched []notMatchedHook `json:"not_matched"`
+	Combined   protocol.Object  `json:"combined"`
+	Warnings   []string         `json:"warnings"`
+}
+
+type testedHook struct {
+	Command         string          `json:"command"`
+	Matcher         *string         `json:"matcher"`
+	Approved        bool            `json:"approved"`
+	Status          runner.Status   `json:"status"`
+	ExitCode        *int            `json:"exit_code"`
+	ElapsedMS       int64           `json:"elapsed_ms"`
+	Stdout          string          `json:"stdout"`
+	StdoutTruncated bool            `json:"stdout_truncated"`
+	Stderr          string          `json:"stderr"`
+	StderrTruncated bool            `json:"stderr_truncated"`
+	Answer          json.RawMessage `json:"answer"`
+	Warnings        []string        `json:"warnings"`
+}
+
+type notMatchedHook struct {
+	Command string `json:"command"`
+	Matcher string `json:"matcher"`
+}
+
+func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hookState, results []runner.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
+	rep := testReport{
+		Event: c.Event, Payload: payload, Hooks: []testedHook{}, NotMatched: []notMatchedHook{},
+		Combined: combined.Object(), Warnings: combined.Warnings,
+	}
+	if rep.Warnings == nil {
+		rep.Warnings = []string{}
+	}
+	if c.ForTool != "" {
+		rep.ForTool = &c.ForTool
+	}
+	for i, r := range results {
+		h := states[i].Hook
+		answer, _ := r.Answer.MarshalJSON()
+		t := testedHook{
+			Command: h.Command, Approved: states[i].Approved, Status: r.Status, ExitCode: r.ExitCode,
+			ElapsedMS: r.Duration.Milliseconds(), Answer: answer, Warnings: ownWarnings(h, r),
+		}
+		if h.Matcher != nil {
+			t.Matcher = &h.Matcher.Source
+		}
+		if r.Outcome != nil {
+			t.Stdout, t.StdoutTruncated = excerpt(r.Outcome.Stdout, r.Outcome.StdoutTruncated)
+			t.Stderr, t.StderrTruncated = excerpt(r.Outcome.Stderr, r.Outcome.StderrTruncated)
+		}
+		rep.Hooks = append(rep.Hooks, t)
+	}
+	for _, h := range unmatched {
+		rep.NotMatched = append(rep.NotMatched, notMatchedHook{Command: h.Command, Matcher: h.Matcher.Source})
+	}
+	return rep
+}

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/noora-hooks/noora-hooks/cli"
+)
+
+// noorahooks is the noora-hooks program of the scripts. NOORA_TEST_NOW
+// (RFC 3339) fixes the clock so that recorded approval times can be compared
+// with golden files; it exists only in this test binary.
+func noorahooks() {
+	env := cli.OSEnv()
+	if now := os.Getenv("NOORA_TEST_NOW"); now != "" {
+		t, err := time.Parse(time.RFC3339, now)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "NOORA_TEST_NOW:", err)
+			os.Exit(3)
+		}
+		env.Now = func() time.Time { return t }
+	}
+	os.Exit(cli.Main(os.Args[1:], env))
+}
+
+// cmdMtime sets a file's modification time: `mtime FILE 2026-11-28T09:00:00Z`.
+func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mtime FILE RFC3339-TIME")
+	}
+	t, err := time.Parse(time.RFC3339, args[1])
+	ts.Check(err)
+	ts.Check(os.Chtimes(ts.MkAbs(args[0]), t, t))
+}
+
+// Durations vary from run to run; golden files write them as N.
+var durations = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b(elapsed|in) [0-9]+ms\b`), "$1 Nms"},
+	{regexp.MustCompile(`"(elapsed_ms|duration_ms)": ?[0-9]+`), `"$1": N`},
+}
+
+// cmdGolden compares stdout, stderr or a file with a golden file, like cmpenv
+// (the golden file's $VARS are expanded), after writing every measured
+// duration as N.
+func cmdGolden(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: golden stdout|stderr|FILE GOLDEN")
+	}
+	got := ts.ReadFile(args[0])
+	for _, d := range durations {
+		got = d.re.ReplaceAllString(got, d.with)
+	}
+	want := os.Expand(ts.ReadFile(args[1]), ts.Getenv)
+	if got != want {
+		ts.Logf("[diff -%s +%s]\n%s", args[0], args[1], lineDiff(got, want))
+		ts.Fatalf("%s and %s differ", args[0], args[1])
+	}
+}
+
+// lineDiff is a plain line-by-line comparison, enough to spot a golden change.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	var b strings.Builder
+	for i := 0; i < len(g) || i < len(w); i++ {
+		switch {
+		case i >= len(g):
+			fmt.Fprintf(&b, "+%s\n", w[i])
+		case i >= len(w):
+			fmt.Fprintf(&b, "-%s\n", g[i])
+		case g[i] != w[i]:
+			fmt.Fprintf(&b, "-%s\n+%s\n", g[i], w[i])
+		default:
+			fmt.Fprintf(&b, " %s\n", g[i])
+		}
+	}
+	return b.String()
+}
+
+// ptyrun runs a program on a real pseudo-terminal and answers its questions:
+// `ptyrun -answers y,no,EOF PROGRAM ARGS...`. Each time the program asks
+// `[y/N]`, the next answer is typed (EOF types Ctrl-D, the end of input). It
+// prints what the terminal showed (the program's stdout and stderr, and the
+// echo of what was typed; \r\n as \n) and exits with the program's status.
+func ptyrun() {
+	fs := flag.NewFlagSet("ptyrun", flag.ExitOnError)
+	answers := fs.String("answers", "", "comma-separated answers, EOF for Ctrl-D")
+	wait := fs.Duration("timeout", 20*time.Second, "give up after this long")
+	_ = fs.Parse(os.Args[1:])
+	if fs.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: ptyrun [-answers A,B] PROGRAM [ARGS...]")
+		os.Exit(3)
+	}
+	cmd := exec.Command(fs.Arg(0), fs.Args()[1:]...)
+	term, err := pty.Start(cmd)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ptyrun:", err)
+		os.Exit(3)
+	}
+	defer term.Close()
+
+	var mu sync.Mutex
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := term.Read(buf)
+			mu.Lock()
+			screen.Write(buf[:n])
+			mu.Unlock()
+			if err != nil {
+				return // EIO once the program and its terminal are gone
+			}
+		}
+	}()
+	fail := func(format string, args ...any) {
+		_ = cmd.Process.Kill()
+		mu.Lock()
+		fmt.Fprintf(os.Stderr, "ptyrun: "+format+"\nthe terminal showed:\n%s\n", append(args, screen.String())...)
+		mu.Unlock()
+		os.Exit(3)
+	}
+
+	deadline := time.Now().Add(*wait)
+	var list []string
+	if *answers != "" {
+		list = strings.Split(*answers, ",")
+	}
+	for i, a := range list {
+		for {
+			mu.Lock()
+			asked := strings.Count(screen.String(), "[y/N] ")
+			mu.Unlock()
+			if asked > i {
+				break
+			}
+			select {
+			case <-done:
+				fail("the program ended before question %d", i+1)
+			default:
+			}
+			if time.Now().After(deadline) {
+				fail("no question %d within %v", i+1, *wait)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		typed := a + "\n"
+		if a == "EOF" {
+			typed = "\x04" // VEOF at the start of a line: read returns 0
+		}
+		if _, err := term.WriteString(typed); err != nil {
+			fail("type %q: %v", a, err)
+		}
+	}
+
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var werr error
+	select {
+	case werr = <-exited:
+	case <-time.After(time.Until(deadline)):
+		fail("the program did not end within %v", *wait)
+	}
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		fail("the terminal did not close after the program ended")
+	}
+	// The terminal turns each \n into \r\n (ONLCR); scripts compare lines.
+	os.Stdout.Write(bytes.ReplaceAll(screen.Bytes(), []byte("\r\n"), []byte("\n")))
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Exited() {
+			os.Exit(ws.ExitStatus())
+		}
+		os.Exit(3)
+	}
+	if werr != nil {
+		fmt.Fprintln(os.Stderr, "ptyrun:", werr)
+		os.Exit(3)
+	}
+}

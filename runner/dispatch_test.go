@@ -1,0 +1,124 @@
+//go:build unix
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/protocol"
+)
+
+// sleepy answers after a random pause, so that hooks finish out of order.
+type sleepy struct {
+	name   string
+	answer protocol.Answer
+	max    time.Duration
+}
+
+func (s sleepy) Describe() HookInfo { return HookInfo{Source: "test", Name: s.name} }
+func (s sleepy) Run(ctx context.Context, _ Call) Result {
+	time.Sleep(time.Duration(rand.Int63n(int64(s.max))))
+	return Result{HookInfo: s.Describe(), Status: StatusOK, Answer: s.answer}
+}
+
+type fixed []Hook
+
+func (f fixed) Hooks(Call) []Hook { return f }
+
+func mustKwargs(t testing.TB, s string) protocol.Kwargs {
+	kw, err := protocol.ParseObject([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kw
+}
+
+func obj(t testing.TB, s string) protocol.Object { return mustKwargs(t, s) }
+
+func TestConcurrentAnswerEqualsSequentialAnswer(t *testing.T) {
+	kw := mustKwargs(t, `{"tool_name":"terminal","args":{"command":"ls","cwd":"/"}}`)
+	var hooks fixed
+	for i := 0; i < 40; i++ {
+		var a protocol.Answer
+		switch i % 5 {
+		case 0:
+			a = protocol.Answer{Kind: protocol.Modify, Args: obj(t, fmt.Sprintf(`{"k%d":%d,"command":"ls -%d"}`, i%3, i, i))}
+		case 1:
+			a = protocol.Answer{Kind: protocol.Approve, Message: fmt.Sprintf("approve %d", i)}
+		case 3:
+			if i > 20 {
+				a = protocol.Answer{Kind: protocol.Block, Message: fmt.Sprintf("block %d", i)}
+			}
+		}
+		hooks = append(hooks, sleepy{name: fmt.Sprint(i), answer: a, max: 5 * time.Millisecond})
+	}
+	call := Call{Event: mustEvent(t, protocol.PreToolCall), Kwargs: kw}
+	seq := (&Dispatcher{Sources: []Source{hooks}, Concurrency: 1}).Fire(context.Background(), call)
+	want, _ := seq.Combined.MarshalJSON()
+	for run := 0; run < 50; run++ {
+		got := (&Dispatcher{Sources: []Source{hooks}, Concurrency: 16}).Fire(context.Background(), call)
+		b, _ := got.Combined.MarshalJSON()
+		if string(b) != string(want) {
+			t.Fatalf("run %d: concurrent answer\n%s\nsequential answer\n%s", run, b, want)
+		}
+		for i, r := range got.Results {
+			if r.Name != fmt.Sprint(i) {
+				t.Fatalf("run %d: result %d is hook %s", run, i, r.Name)
+			}
+		}
+	}
+}
+
+func TestShellHooksWithRandomSleepsCombineInConfigOrder(t *testing.T) {
+	var entries []config.ShellHook
+	for i := 0; i < 12; i++ {
+		sleep := fmt.Sprintf("0.0%d", rand.Intn(10))
+		entries = append(entries, config.ShellHook{
+			Event:   protocol.PreLLMCall,
+			Command: fmt.Sprintf(`sh -c 'sleep %s; printf "{\"context\": \"hook %d\"}"'`, sleep, i),
+			Timeout: 10 * time.Second,
+		})
+	}
+	call := Call{Event: mustEvent(t, protocol.PreLLMCall), Kwargs: protocol.Kwargs{}, Env: []string{"PATH=/usr/bin:/bin"}, Cwd: t.TempDir()}
+	src := &ShellSource{Entries: entries}
+	seq := (&Dispatcher{Sources: []Source{src}, Concurrency: 1}).Fire(context.Background(), call)
+	want, _ := seq.Combined.MarshalJSON()
+	if got := string(want); got != `{"event":"pre_llm_call","context":"hook 0\n\nhook 1\n\nhook 2\n\nhook 3\n\nhook 4\n\nhook 5\n\nhook 6\n\nhook 7\n\nhook 8\n\nhook 9\n\nhook 10\n\nhook 11"}` {
+		t.Fatalf("sequential answer %s", got)
+	}
+	for run := 0; run < 5; run++ {
+		got := (&Dispatcher{Sources: []Source{src}}).Fire(context.Background(), call)
+		b, _ := got.Combined.MarshalJSON()
+		if string(b) != string(want) {
+			t.Fatalf("run %d: %s, want %s", run, b, want)
+		}
+	}
+}
+
+func TestHooksOfOneEventRunConcurrently(t *testing.T) {
+	var entries []config.ShellHook
+	for i := 0; i < 16; i++ {
+		entries = append(entries, config.ShellHook{Event: "on_session_start", Command: fmt.Sprintf("sleep 1.%03d", i), Timeout: 10 * time.Second})
+	}
+	call := Call{Event: mustEvent(t, "on_session_start"), Kwargs: protocol.Kwargs{}, Env: []string{"PATH=/usr/bin:/bin"}}
+	start := time.Now()
+	(&Dispatcher{Sources: []Source{&ShellSource{Entries: entries}}}).Fire(context.Background(), call)
+	// One by one this takes 16 s; together about 1 s. The bound only has to
+	// tell the two apart on a loaded machine.
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("16 hooks sleeping 1 s took %v: they did not run concurrently", took)
+	}
+}
+
+func mustEvent(t testing.TB, name string) protocol.Event {
+	e, ok := protocol.Lookup(name)
+	if !ok {
+		t.Fatalf("no event %s", name)
+	}
+	return e
+}
