@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 		"noora-hooks": noorahooks,
 		"fakehook":    fakehook,
 		"ptyrun":      ptyrun,
+		"fakeplugin":  fakeplugin,
 	})
 }
 
@@ -48,6 +49,8 @@ func TestScripts(t *testing.T) {
 			"bigjson": cmdBigJSON,
 			"mtime":   cmdMtime,
 			"golden":  cmdGolden,
+			"gobin":   cmdGobin,
+			"await":   cmdAwait,
 		},
 	})
 }

@@ -35,6 +35,8 @@ type CLI struct {
 	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
 	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
 	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
+	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
+	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
 
 	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
 	Version    VersionCmd    `cmd:"" help:"Print the version."`

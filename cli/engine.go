@@ -8,6 +8,7 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
@@ -23,6 +24,8 @@ type Engine struct {
 	Store  consent.Store
 	env    *Env
 	allow  *consent.Allowlist
+	// plugins is created on first use (engine_plugins.go).
+	plugins *plugins.Manager
 }
 
 // LoadEngine resolves paths, reads the config (printing its warnings) and the
@@ -70,6 +73,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 	if e.SafeMode {
 		return d
 	}
+	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
 	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent})
 	return d
 }

@@ -39,6 +39,7 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	defer eng.Close()
 	cwd, err := Cwd()
 	if err != nil {
 		return err

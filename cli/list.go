@@ -45,7 +45,10 @@ type listed struct {
 // listSections are shown after the shell hooks, in the order of SPEC §6:
 // outbound targets, plugins, gateway hooks. Add yours with one line, e.g.
 // `{Key: "outbound", Collect: listOutbound},`.
-var listSections = []listSection{}
+var listSections = []listSection{
+	{Key: "plugins", Collect: listPlugins},            // list_plugins.go
+	{Key: "gateway_hooks", Collect: listGatewayHooks}, // list_plugins.go
+}
 
 // Run prints every configured hook.
 func (c *ListCmd) Run(g *Globals, env *Env) error {

@@ -44,6 +44,8 @@ type Config struct {
 	AutoAccept bool
 	// Concurrency is hooks_concurrency: how many hooks of one event run at once.
 	Concurrency int
+	// Plugins is the `plugins:` section (config/plugins.go).
+	Plugins PluginSettings
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
 	// Root is the document, for sections parsed elsewhere in this package.
@@ -170,6 +172,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.AutoAccept = c.parseAutoAccept(val)
 		case "hooks_concurrency":
 			c.Concurrency = c.parseConcurrency(val)
+		case "plugins":
+			c.Plugins = c.parsePlugins(val)
 		}
 	}
 	// Warnings read top to bottom, like the file.

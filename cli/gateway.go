@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/gatewayhooks"
+	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/protocol"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// GatewayCmd is `noora-hooks gateway`.
+type GatewayCmd struct {
+	Emit GatewayEmitCmd `cmd:"" help:"Fire a gateway event (e.g. agent:start, command:model) at the hooks under <home>/hooks: read its context (a JSON object) on stdin, print a JSON array of the handlers' non-null results."`
+	List GatewayListCmd `cmd:"" help:"List the gateway hooks under <home>/hooks: name, events, handler and status."`
+}
+
+// GatewayEmitCmd is `noora-hooks gateway emit <event>`.
+type GatewayEmitCmd struct {
+	Event       string `arg:"" help:"The gateway event: gateway:startup, session:start, agent:step, command:<name>, ..."`
+	ContextFile string `help:"Read the context from FILE instead of stdin." placeholder:"FILE" type:"path"`
+	Background  bool   `help:"Return at once and run the handlers in a detached process; it prints nothing and logs to <home>/logs/gateway.log."`
+}
+
+// Run fires the event.
+func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
+	event := strings.TrimSpace(c.Event)
+	if event == "" || strings.ContainsAny(event, " \t\r\n") {
+		return usageError("gateway event %q is not a name such as agent:start or command:model", c.Event)
+	}
+	kw, err := readContext(c.ContextFile, env.Stdin)
+	if err != nil {
+		return err
+	}
+	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
+	if err != nil {
+		return err
+	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+	if c.Background {
+		return c.detach(paths, kw, cwd, env)
+	}
+	handlers, problems := gatewayhooks.Discover(paths.Home)
+	for _, p := range problems {
+		env.Warnf("%s", p)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	em := &gatewayhooks.Emitter{
+		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
+		Python: plugins.Python(env.Getenv),
+		Log: func(hook, line string) {
+			stderrMu.Lock()
+			defer stderrMu.Unlock()
+			fmt.Fprintf(env.Stderr, "noora-hooks: gateway hook %s: %s\n", hook, line)
+		},
+	}
+	results := em.Emit(ctx, event, kw)
+	for _, r := range results {
+		if r.Err != nil {
+			env.Warnf("gateway hook %q: %s: %v", r.Handler.Name, event, r.Err)
+		}
+	}
+	// One line, like exec's answer: a result for programs, not a report.
+	_, err = env.Stdout.Write(append(protocol.Raw(gatewayhooks.Values(results)), '\n'))
+	return err
+}
+
+// readContext reads the event's context: a JSON object, from file or stdin.
+// Empty input is an empty context.
+func readContext(file string, stdin io.Reader) (protocol.Object, error) {
+	src, name := stdin, "stdin"
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, fmt.Errorf("read context: %w", err)
+		}
+		defer f.Close()
+		src, name = f, file
+	}
+	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	if err != nil {
+		return nil, fmt.Errorf("read context from %s: %w", name, err)
+	}
+	if len(data) > MaxPayload {
+		return nil, fmt.Errorf("read context from %s: larger than %d MiB", name, MaxPayload>>20)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return protocol.Object{}, nil
+	}
+	obj, err := protocol.ParseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("context from %s: %v; it must be one JSON object, e.g. {\"platform\": \"telegram\", \"user_id\": \"u1\"}", name, err)
+	}
+	return obj, nil
+}
+
+// detach runs `gateway emit` again, without --background, in a detached
+// process that outlives this one.
+func (c *GatewayEmitCmd) detach(paths config.Paths, kw protocol.Kwargs, cwd string, env *Env) error {
+	stdin, _ := kw.MarshalJSON()
+	argv := []string{self(), "gateway", "emit", c.Event, "--home", paths.Home, "--config", paths.Config}
+	logPath := ""
+	logDir := filepath.Join(paths.Home, "logs")
+	if err := os.MkdirAll(logDir, 0o700); err == nil {
+		logPath = filepath.Join(logDir, "gateway.log")
+	} else {
+		env.Warnf("cannot create %s, so the background handlers' log is discarded: %v", logDir, err)
+	}
+	if _, err := runner.Detach(runner.Command{Argv: argv, Dir: cwd, Env: env.Environ(), Stdin: stdin}, logPath); err != nil {
+		return fmt.Errorf("gateway emit %s --background: %w", c.Event, err)
+	}
+	return nil
+}
+
+// self is how to run this program again: argv[0] as we were started (made
+// absolute when it is a relative path), which keeps the name a multi-call
+// binary dispatches on; the executable's path when argv[0] is unusable.
+func self() string {
+	arg0 := os.Args[0]
+	if strings.Contains(arg0, "/") {
+		if abs, err := filepath.Abs(arg0); err == nil {
+			if st, err := os.Stat(abs); err == nil && !st.IsDir() {
+				return abs
+			}
+		}
+	} else if arg0 != "" {
+		return arg0 // looked up in PATH, as the shell that started us did
+	}
+	if exe, err := os.Executable(); err == nil {
+		return exe
+	}
+	return "noora-hooks"
+}
+
+// GatewayListCmd is `noora-hooks gateway list`.
+type GatewayListCmd struct {
+	JSON bool `name:"json" help:"Print a JSON array of {name, description, dir, kind, command, events, timeout, status, error, notes}."`
+}
+
+// Run lists the gateway hooks.
+func (c *GatewayListCmd) Run(g *Globals, env *Env) error {
+	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
+	if err != nil {
+		return err
+	}
+	infos := gatewayhooks.List(paths.Home)
+	if c.JSON {
+		if infos == nil {
+			infos = []gatewayhooks.Info{}
+		}
+		return writeJSON(env.Stdout, infos)
+	}
+	if len(infos) == 0 {
+		fmt.Fprintf(env.Stdout, "no gateway hooks in %s\n", gatewayhooks.Dir(paths.Home))
+		return nil
+	}
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tKIND\tSTATUS\tEVENTS\tDESCRIPTION")
+	for _, in := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", in.Name, dash(in.Kind), in.Status, dash(strings.Join(in.Events, ",")), dash(in.Description))
+	}
+	_ = tw.Flush()
+	for _, in := range infos {
+		if in.Error != "" {
+			fmt.Fprintf(&buf, "%s: %s\n", in.Name, in.Error)
+		}
+		for _, n := range in.Notes {
+			fmt.Fprintf(&buf, "%s: %s\n", in.Name, n)
+		}
+	}
+	_, err = io.Copy(env.Stdout, &buf)
+	return err
+}

@@ -1,0 +1,80 @@
+package config
+
+import (
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Limits of the `plugins:` section (SPEC §10).
+const (
+	DefaultCallbackTimeout = 30 * time.Second
+	MaxCallbackTimeout     = 600 * time.Second
+	DefaultStartTimeout    = 10 * time.Second
+	MaxStartTimeout        = 120 * time.Second
+)
+
+// PluginSettings is the `plugins:` section. Its zero value is the defaults,
+// so a config without the section (or no config at all) needs no setup.
+type PluginSettings struct {
+	callbackTimeout    time.Duration
+	callbackTimeoutSet bool
+	startTimeout       time.Duration
+}
+
+// CallbackTimeout is plugins.hook_callback_timeout: how long one plugin
+// callback (or system prompt section) may run; 0 means no limit.
+func (p PluginSettings) CallbackTimeout() time.Duration {
+	if !p.callbackTimeoutSet {
+		return DefaultCallbackTimeout
+	}
+	return p.callbackTimeout
+}
+
+// StartTimeout is plugins.start_timeout: how long a plugin process may take
+// to start and register its hooks.
+func (p PluginSettings) StartTimeout() time.Duration {
+	if p.startTimeout == 0 {
+		return DefaultStartTimeout
+	}
+	return p.startTimeout
+}
+
+// parsePlugins reads the `plugins:` mapping. Keys it does not know are left
+// to other parsers (stream_reasoning_deltas, ...), never warned about here.
+func (c *Config) parsePlugins(n *yaml.Node) PluginSettings {
+	var p PluginSettings
+	if isNullNode(n) {
+		return p
+	}
+	if n.Kind != yaml.MappingNode {
+		c.warn(n, "plugins: expected a mapping of plugin settings; ignoring it")
+		return p
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "hook_callback_timeout":
+			p.callbackTimeout = c.pluginSeconds(v, "plugins.hook_callback_timeout", 0, DefaultCallbackTimeout, MaxCallbackTimeout)
+			p.callbackTimeoutSet = true
+		case "start_timeout":
+			p.startTimeout = c.pluginSeconds(v, "plugins.start_timeout", 1, DefaultStartTimeout, MaxStartTimeout)
+		}
+	}
+	return p
+}
+
+// pluginSeconds reads a whole number of seconds of at least low: an invalid
+// value warns and gives def; one over max warns and is clamped.
+func (c *Config) pluginSeconds(n *yaml.Node, key string, low int64, def, max time.Duration) time.Duration {
+	secs, ok := intValue(n)
+	switch {
+	case !ok || secs < low:
+		c.warn(n, "%s %q is not a whole number of seconds of at least %d; using %d", key, n.Value, low, int(def/time.Second))
+		return def
+	case secs > int64(max/time.Second):
+		c.warn(n, "%s %d is over the maximum; clamped to %d", key, secs, int(max/time.Second))
+		return max
+	}
+	return time.Duration(secs) * time.Second
+}
