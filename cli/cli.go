@@ -30,6 +30,7 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	Import  ImportCmd  `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -70,7 +71,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 	if e.SafeMode {
 		return d
 	}
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent})
+	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects()})
 	return d
 }
 
