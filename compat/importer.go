@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/shlex"
 	"github.com/tidwall/gjson"
@@ -269,6 +270,10 @@ func (im *importer) handler(where string, h gjson.Result, known ...string) (stri
 		im.warnf(where, "no command; skipped")
 		return "", false
 	}
+	if !utf8.ValidString(command.String()) {
+		im.warnf(where, "the command is not valid UTF-8; skipped")
+		return "", false
+	}
 	h.ForEach(func(k, _ gjson.Result) bool {
 		for _, want := range known {
 			if k.String() == want {
@@ -301,6 +306,10 @@ func (im *importer) matcher(where string, m gjson.Result) (string, bool) {
 	s := strings.TrimSpace(m.String())
 	if s == "*" {
 		return "", true
+	}
+	if !utf8.ValidString(s) {
+		im.warnf(where, "matcher is not valid UTF-8; ignored, so the hook runs for everything")
+		return "", false
 	}
 	if !MatcherCompiles(s) {
 		im.warnf(where, "matcher %q uses regular-expression syntax Go does not support (lookaround, backreferences); it is compared literally", s)
@@ -361,7 +370,7 @@ func stringList(v gjson.Result) ([]string, bool) {
 	}
 	var out []string
 	for _, x := range v.Array() {
-		if x.Type != gjson.String {
+		if x.Type != gjson.String || !utf8.ValidString(x.String()) {
 			return nil, false
 		}
 		out = append(out, x.String())
@@ -451,6 +460,7 @@ func shellNeeds(command string) []string {
 		double
 	)
 	state, word, wordStart, firstWord := plain, 0, true, ""
+	substitution := 0 // open $( ... ) levels
 	inFirst := true
 	rs := []rune(command)
 	for i := 0; i < len(rs); i++ {
@@ -521,9 +531,14 @@ func shellNeeds(command string) []string {
 			need(";")
 		case '<', '>':
 			need("a redirect")
+			if next == '&' {
+				i++ // 2>&1
+			}
 		case '$':
 			if next == '(' {
 				need("command substitution")
+				substitution++
+				i++
 			} else {
 				need("$ expansion")
 			}
@@ -531,8 +546,18 @@ func shellNeeds(command string) []string {
 			need("command substitution")
 		case '*', '?', '[':
 			need("globbing")
-		case '(', ')':
-			need("a subshell")
+		case '(':
+			if substitution > 0 {
+				substitution++
+			} else {
+				need("a subshell")
+			}
+		case ')':
+			if substitution > 0 {
+				substitution--
+			} else {
+				need("a subshell")
+			}
 		case '#':
 			need("a comment")
 		case '~':
