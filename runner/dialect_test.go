@@ -21,7 +21,7 @@ type fakeDialect struct {
 }
 
 func (d *fakeDialect) Applies(config.ShellHook, Call) (bool, string) { return d.applies, d.problem }
-func (d *fakeDialect) Stdin(config.ShellHook, Call) []byte          { return []byte("dialect payload\n") }
+func (d *fakeDialect) Stdin(config.ShellHook, Call) []byte           { return []byte("dialect payload\n") }
 func (d *fakeDialect) Env(config.ShellHook, Call) []string {
 	return []string{"FAKE_PROJECT_DIR=/proj", "NOORA_HOME=/overridden"}
 }
