@@ -192,6 +192,9 @@ func (im *importer) cursor(root gjson.Result) {
 		return
 	}
 	base := filepath.Dir(im.file)
+	if abs, err := filepath.Abs(base); err == nil {
+		base = abs
+	}
 	hooks.ForEach(func(k, list gjson.Result) bool {
 		name := k.String()
 		where := "hooks." + name
@@ -382,7 +385,9 @@ func stringList(v gjson.Result) ([]string, bool) {
 // Cursor run hooks through one) into one noora-hooks runs without a shell
 // (SPEC §2). A line that needs the shell (&&, pipes, redirects, $VAR, ...) is
 // wrapped as sh -c '...', with a comment saying why. For Cursor, base is the
-// hooks.json directory, against which a relative program is resolved.
+// hooks.json directory, against which relative paths are resolved ("a path
+// relative to the hooks.json file"): noora-hooks runs hooks in the working
+// directory.
 func RunnableCommand(command, base string) (cmd, comment string, warnings []string) {
 	if reasons := shellNeeds(command); len(reasons) > 0 {
 		if base != "" && startsRelative(command) {
@@ -394,11 +399,38 @@ func RunnableCommand(command, base string) (cmd, comment string, warnings []stri
 		return command, "", nil
 	}
 	argv, err := shlex.Split(command)
-	if err != nil || len(argv) == 0 || !startsRelative(argv[0]) {
+	if err != nil || len(argv) == 0 {
 		return command, "", nil
 	}
-	argv[0] = homeRelative(filepath.Join(base, argv[0]))
+	changed := false
+	for i, a := range argv {
+		if p, ok := cursorPath(base, a, i == 0); ok {
+			argv[i], changed = p, true
+		}
+	}
+	if !changed {
+		return command, "", nil
+	}
 	return joinArgv(argv), "", nil
+}
+
+// cursorPath resolves a word of a Cursor command that is a path relative to
+// the hooks.json directory: ./x and ../x always; dir/x for the program, and
+// for an argument when that file exists there (python3 hooks/x.py).
+func cursorPath(base, word string, program bool) (string, bool) {
+	if !startsRelative(word) || strings.HasPrefix(word, "-") {
+		return "", false
+	}
+	p := filepath.Join(base, word)
+	if !program && !strings.HasPrefix(word, "./") && !strings.HasPrefix(word, "../") {
+		if _, err := os.Stat(p); err != nil {
+			return "", false
+		}
+	}
+	if program {
+		return homeRelative(p), true
+	}
+	return p, true
 }
 
 // startsRelative: the command's first word is a relative path to a program

@@ -78,6 +78,8 @@ func TestRunnableCommandResolvesCursorPaths(t *testing.T) {
 		{"an absolute program stays", "/usr/local/bin/audit", "/srv/proj/.cursor", "/usr/local/bin/audit"},
 		{"Claude commands are not resolved", "./x.sh", "", "./x.sh"},
 		{"a path with a space is quoted", "'./my hooks/a.sh'", "/srv", "'/srv/my hooks/a.sh'"},
+		{"a ./ argument is relative to hooks.json", "python3 ./hooks/guard.py --strict", "/srv/.cursor", "python3 /srv/.cursor/hooks/guard.py --strict"},
+		{"a dir/ argument only when the file is there", "python3 hooks/guard.py", "/nonexistent/.cursor", "python3 hooks/guard.py"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
