@@ -71,8 +71,9 @@ func jsonSyntaxError(file string, data []byte) error {
 	} else if err != nil {
 		msg = err.Error()
 	}
+	// "after reading Offset bytes": the offending byte is the last one read.
 	line, col := 1, 1
-	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+	for i := int64(0); i < offset-1 && i < int64(len(data)); i++ {
 		if data[i] == '\n' {
 			line, col = line+1, 1
 		} else {
@@ -516,7 +517,11 @@ func shellNeeds(command string) []string {
 			case '\\':
 				i++
 			case '$':
-				need("$ expansion")
+				if next == '(' {
+					need("command substitution")
+				} else {
+					need("$ expansion")
+				}
 			case '`':
 				need("command substitution")
 			default:

@@ -28,6 +28,7 @@ func TestShellNeeds(t *testing.T) {
 		{"no variable in single quotes", `echo '$HOME'`, nil},
 		{"command substitution", "echo $(date)", []string{"command substitution"}},
 		{"backticks", "echo `date`", []string{"command substitution"}},
+		{"command substitution in double quotes", `echo "$(date) done"`, []string{"command substitution"}},
 		{"a glob", "rm -f /tmp/*.log", []string{"globbing"}},
 		{"a tilde argument", "cat ~/notes.txt", []string{"~ expansion"}},
 		{"a variable assignment", "NODE_ENV=test npm test", []string{"a variable assignment"}},
