@@ -24,7 +24,7 @@ type ExecCmd struct {
 	Event       string `arg:"" optional:"" help:"The event to fire, e.g. pre_tool_call. Not with --dialect: the payload names it."`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
-	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." enum:",claude,cursor" default:"" placeholder:"TOOL"`
+	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
 }
 
 // Run fires the event and prints the combined answer (SPEC §8).

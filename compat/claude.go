@@ -214,7 +214,7 @@ func readClaude(ev *Event, call runner.Call, out runner.Outcome) runner.Reading 
 		if ev.Name == "UserPromptSubmit" || ev.Name == "SessionStart" {
 			// "stdout is added as context that Claude can see" (Exit code output).
 			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stdout}
-			return r
+			return sessionContext(ev, r)
 		}
 		// Elsewhere Claude shows plain stdout in verbose mode only: it is a
 		// log, not an answer, unless it looks like broken JSON.
@@ -224,7 +224,18 @@ func readClaude(ev *Event, call runner.Call, out runner.Outcome) runner.Reading 
 		}
 		return r
 	}
-	return readClaudeJSON(ev, call, v)
+	r = readClaudeJSON(ev, call, v)
+	return sessionContext(ev, r)
+}
+
+// sessionContext: Claude adds a SessionStart hook's context to the session;
+// on_session_start only observes, so say that it goes nowhere.
+func sessionContext(ev *Event, r runner.Reading) runner.Reading {
+	if ev.Name == "SessionStart" && r.Answer.Kind == protocol.Context {
+		r.Warnings = append(r.Warnings, noCounterpart(ev, "context at session start reaches the model", r.Answer.Text)+
+			" (a pre_llm_call hook can add it on the first turn: is_first_turn)")
+	}
+	return r
 }
 
 // readClaudeExit2: "Exit 2 means a blocking error. Claude Code ignores stdout
@@ -304,6 +315,10 @@ func readClaudeJSON(ev *Event, call runner.Call, v gjson.Result) runner.Reading 
 		}
 		if ctx := get(hso, "additionalContext"); ctx.Type == gjson.String && strings.TrimSpace(ctx.String()) != "" {
 			r.Answer = protocol.Answer{Kind: protocol.Context, Text: ctx.String()}
+		}
+	case "PermissionRequest":
+		if d := get(hso, "decision"); d.IsObject() {
+			r.Warnings = append(r.Warnings, noCounterpart(ev, "decision answers the permission dialog ("+get(d, "behavior").String()+")", get(d, "message").String()))
 		}
 	case "Stop":
 		if decision == "block" {
