@@ -280,7 +280,7 @@ func noCounterpart(ev *Event, what, detail string) string {
 
 func readClaudeJSON(ev *Event, call runner.Call, v gjson.Result) runner.Reading {
 	var r runner.Reading
-	get := func(o gjson.Result, key string) gjson.Result { return o.Get(gjsonKey(key)) }
+	get := protocol.Member
 	hso := get(v, "hookSpecificOutput")
 	if !hso.IsObject() {
 		hso = gjson.Result{}
@@ -434,17 +434,4 @@ func orDefault(msg string) string {
 		return protocol.DefaultBlockMessage
 	}
 	return msg
-}
-
-// gjsonKey escapes gjson's path syntax so that key is read literally.
-func gjsonKey(key string) string {
-	var b strings.Builder
-	for _, r := range key {
-		switch r {
-		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%', '(', ')', '[', ']', '{', '}', ',', ':', '"':
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

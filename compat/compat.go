@@ -20,7 +20,6 @@
 package compat
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/noora-hooks/noora-hooks/runner"
@@ -64,13 +63,4 @@ func projectDir(env []string, name, cwd string) string {
 		}
 	}
 	return cwd
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -191,7 +191,7 @@ func (cursorDialect) Read(h config.ShellHook, call runner.Call, out runner.Outco
 	}
 	get := func(keys ...string) gjson.Result {
 		for _, k := range keys {
-			if x := v.Get(gjsonKey(k)); x.Exists() {
+			if x := protocol.Member(v, k); x.Exists() {
 				return x
 			}
 		}
@@ -213,7 +213,7 @@ func (cursorDialect) Read(h config.ShellHook, call runner.Call, out runner.Outco
 
 // cursorTool is the Noora tool call an event stands for, when it is one.
 func cursorTool(ev *Event, payload gjson.Result) (string, protocol.Object) {
-	get := func(k string) gjson.Result { return payload.Get(gjsonKey(k)) }
+	get := func(k string) gjson.Result { return protocol.Member(payload, k) }
 	switch ev.Name {
 	case "beforeShellExecution", "afterShellExecution":
 		args := protocol.Object{{Key: "command", Value: protocol.String(get("command").String())}}

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
 // Imported is what a Claude Code settings.json or a Cursor hooks.json holds,
@@ -100,8 +101,7 @@ func (im *importer) warnf(where, format string, args ...any) {
 	im.warnings = append(im.warnings, im.file+": "+msg)
 }
 
-// member reads a key literally.
-func member(v gjson.Result, key string) gjson.Result { return v.Get(gjsonKey(key)) }
+var member = protocol.Member
 
 // claude reads {"hooks": {"<Event>": [{"matcher": "...", "hooks": [{"type":
 // "command", "command": "...", "timeout": N}]}]}} (Hooks reference,
