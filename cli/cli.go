@@ -37,6 +37,7 @@ type CLI struct {
 	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
 	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
 	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
+	Import  ImportCmd  `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
 
 	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
 	Version    VersionCmd    `cmd:"" help:"Print the version."`

@@ -245,7 +245,7 @@ func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, 
 		kw = kw.With("tool_name", protocol.String(tool))
 	}
 	call := runner.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
-	hook := &runner.ShellHook{Config: h}
+	hook := eng.shellHook(h)
 	r := hook.Run(ctx, call)
 	ms := r.Duration.Milliseconds()
 	ch := check{Name: "run", Status: checkOK, ElapsedMS: &ms}

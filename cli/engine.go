@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
 	"github.com/noora-hooks/noora-hooks/plugins"
@@ -74,7 +75,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 		return d
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent})
+	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects()})
 	return d
 }
 
@@ -114,4 +115,14 @@ func unknownEvent(event string) error {
 		msg += fmt.Sprintf("; did you mean %q?", best)
 	}
 	return usageError("%s\nvalid events: %s", msg, strings.Join(protocol.EventNames(), ", "))
+}
+
+// shellHook is one configured entry ready to run outside the dispatcher (test,
+// doctor), speaking its dialect when it has one, as exec would run it.
+func (e *Engine) shellHook(h config.ShellHook) *runner.ShellHook {
+	hook := &runner.ShellHook{Config: h}
+	if h.Dialect != "" {
+		hook.Dialect = compat.Dialects()[h.Dialect]
+	}
+	return hook
 }

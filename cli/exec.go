@@ -18,15 +18,23 @@ import (
 // conversation history, small enough that a runaway producer cannot exhaust memory.
 const MaxPayload = 64 << 20
 
-// ExecCmd is `noora-hooks exec <event>`.
+// ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor`
+// (SPEC §11), where the event comes from the payload.
 type ExecCmd struct {
-	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call." predictor:"event"`
+	Event       string `arg:"" optional:"" help:"The event to fire, e.g. pre_tool_call. Not with --dialect: the payload names it." predictor:"event"`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
-	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer)."`
+	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
+	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
 }
 
 // Run fires the event and prints the combined answer (SPEC §8).
 func (c *ExecCmd) Run(g *Globals, env *Env) error {
+	if c.Dialect != "" {
+		return c.bridge(g, env)
+	}
+	if c.Event == "" {
+		return usageError("exec needs an event, e.g. noora-hooks exec pre_tool_call (or --dialect claude|cursor to take it from the payload)")
+	}
 	event, ok := protocol.Lookup(c.Event)
 	if !ok {
 		return unknownEvent(c.Event)

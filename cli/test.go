@@ -71,7 +71,7 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 			unmatched = append(unmatched, h)
 			continue
 		}
-		hooks = append(hooks, &runner.ShellHook{Config: h})
+		hooks = append(hooks, eng.shellHook(h))
 		states = append(states, eng.stateOf(h))
 	}
 	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}

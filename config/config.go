@@ -59,10 +59,30 @@ type ShellHook struct {
 	Command    string
 	Timeout    time.Duration
 	FailClosed bool
+	// Dialect is the hook protocol the command speaks: "" for Noora's (SPEC
+	// §4), or one of Dialects for a script written for Claude Code or Cursor
+	// (SPEC §11). DialectEvent optionally names the event in that tool's
+	// vocabulary the entry was imported from (e.g. PostToolUseFailure); it
+	// narrows when the hook runs and is checked by the dialect, not here.
+	Dialect      string
+	DialectEvent string
 	// Line is where the entry starts in the file; Index its position in the
 	// event's list, from 1.
 	Line  int
 	Index int
+}
+
+// Dialects are the values `dialect:` accepts (SPEC §11). Their implementations
+// live in package compat, which config must not import.
+var Dialects = []string{"claude", "cursor"}
+
+func knownDialect(d string) bool {
+	for _, k := range Dialects {
+		if k == d {
+			return true
+		}
+	}
+	return false
 }
 
 // Matcher tests a tool name against a hook's `matcher:`.
@@ -201,7 +221,7 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 		c.warn(hooks, "hooks: expected a mapping of event names to lists of hooks; ignoring it")
 		return
 	}
-	type key struct{ event, matcher, command string }
+	type key struct{ event, matcher, command, dialect, dialectEvent string }
 	seen := map[key]bool{}
 	for i := 0; i+1 < len(hooks.Content); i += 2 {
 		k, list := hooks.Content[i], hooks.Content[i+1]
@@ -233,7 +253,7 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 			if h.Matcher != nil {
 				matcher = h.Matcher.Source
 			}
-			kk := key{event, matcher, h.Command}
+			kk := key{event, matcher, h.Command, h.Dialect, h.DialectEvent}
 			if seen[kk] {
 				c.warn(entry, "%s entry %d: duplicate of an earlier entry with the same matcher and command; it runs once", event, j+1)
 				continue
@@ -260,7 +280,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		return ShellHook{}, false
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, Line: n.Line, Index: index}
-	var failClosed, failClosedCamel, matcher, timeout *yaml.Node
+	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -276,11 +296,39 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			failClosed = v
 		case "failClosed":
 			failClosedCamel = v
+		case "dialect":
+			dialect = v
+		case "dialect_event":
+			dialectEvent = v
 		}
 	}
 	if h.Command == "" {
 		c.warn(n, "%s: no command; skipped", where)
 		return ShellHook{}, false
+	}
+	if dialect != nil {
+		d, ok := scalarString(dialect)
+		d = strings.TrimSpace(d)
+		switch {
+		case !ok:
+			c.warn(dialect, "%s: dialect must be a string (one of %s); skipped", where, strings.Join(Dialects, ", "))
+			return ShellHook{}, false
+		case d != "" && !knownDialect(d):
+			c.warn(dialect, "%s: unknown dialect %q (valid: %s); skipped", where, d, strings.Join(Dialects, ", "))
+			return ShellHook{}, false
+		}
+		h.Dialect = d
+	}
+	if dialectEvent != nil {
+		ev, ok := scalarString(dialectEvent)
+		switch {
+		case !ok:
+			c.warn(dialectEvent, "%s: dialect_event must be a string; ignored", where)
+		case h.Dialect == "" && strings.TrimSpace(ev) != "":
+			c.warn(dialectEvent, "%s: dialect_event applies only with dialect; ignored", where)
+		default:
+			h.DialectEvent = strings.TrimSpace(ev)
+		}
 	}
 	if timeout != nil {
 		h.Timeout = c.parseTimeout(where, timeout)
@@ -293,7 +341,10 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			c.warn(matcher, "%s: matcher must be a string; ignored", where)
 		}
 		if src != "" {
-			if ev, _ := protocol.Lookup(event); !ev.ToolScoped() {
+			// A dialect hook's matcher follows that tool's rules, which allow
+			// matchers on more events (Claude's SessionStart source, say): the
+			// dialect decides what it filters.
+			if ev, _ := protocol.Lookup(event); !ev.ToolScoped() && h.Dialect == "" {
 				c.warn(matcher, "%s: matcher applies only to pre_tool_call and post_tool_call; dropped", where)
 			} else {
 				h.Matcher = NewMatcher(src)
@@ -317,6 +368,17 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		h.FailClosed = v
 	}
 	return h, true
+}
+
+// scalarString reads a scalar as text; null reads as "".
+func scalarString(n *yaml.Node) (string, bool) {
+	if isNullNode(n) {
+		return "", true
+	}
+	if n.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	return n.Value, true
 }
 
 func boolValue(n *yaml.Node) (bool, bool) {

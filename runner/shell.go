@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/shlex"
-	"github.com/tidwall/gjson"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -27,6 +26,42 @@ type ShellSource struct {
 	Entries []config.ShellHook
 	// Consent, when set, turns hooks it refuses into skipped results.
 	Consent Consent
+	// Dialects speak the protocols that entries name in `dialect:` (SPEC
+	// §11), by name. An entry whose dialect is missing here is skipped with a
+	// warning.
+	Dialects map[string]Dialect
+}
+
+// Dialect speaks another agent's hook protocol (Claude Code, Cursor) to a
+// shell hook: what it reads on stdin, its environment, when it applies and
+// how its answer is read. Running the process, timeouts, output bounds,
+// consent and fail_closed stay with ShellHook: a Dialect only translates.
+// Implementations live in package compat, which runner does not import.
+type Dialect interface {
+	// Applies reports whether h runs for call, by the dialect's event names
+	// and matcher rules. A non-empty problem skips the hook with that warning.
+	Applies(h config.ShellHook, call Call) (ok bool, problem string)
+	// Stdin is the payload the hook reads.
+	Stdin(h config.ShellHook, call Call) []byte
+	// Env is added to the hook's environment, replacing variables of the
+	// same names.
+	Env(h config.ShellHook, call Call) []string
+	// Read interprets a hook that ran and exited (start failures and
+	// timeouts never reach it).
+	Read(h config.ShellHook, call Call, out Outcome) Reading
+}
+
+// Reading is what a hook that exited said, read by the rules of its protocol.
+type Reading struct {
+	Answer protocol.Answer
+	// Unusable: stdout held something other than a JSON object answer;
+	// fail_closed turns that into a block (SPEC §4).
+	Unusable bool
+	// Failed: the exit status is an error; ShellHook warns with the status
+	// and the start of stderr.
+	Failed bool
+	// Warnings about the answer, without the hook's name (ShellHook adds it).
+	Warnings []string
 }
 
 // Hooks returns the hooks of call's event whose matcher accepts the tool name.
@@ -34,7 +69,26 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 	tool, hasTool := protocol.ToolName(call.Kwargs)
 	var out []Hook
 	for _, h := range s.Entries {
-		if h.Event != call.Event.Name || !h.Matcher.Match(tool, hasTool) {
+		if h.Event != call.Event.Name {
+			continue
+		}
+		var dialect Dialect
+		if h.Dialect != "" {
+			dialect = s.Dialects[h.Dialect]
+			info := HookInfo{Source: "shell", Name: h.Command}
+			if dialect == nil {
+				out = append(out, Skipped{Info: info, Why: fmt.Sprintf("%s hook %q: dialect %q is not available here; skipped", h.Event, h.Command, h.Dialect)})
+				continue
+			}
+			ok, problem := dialect.Applies(h, call)
+			if problem != "" {
+				out = append(out, Skipped{Info: info, Why: fmt.Sprintf("%s hook %q: %s", h.Event, h.Command, problem)})
+				continue
+			}
+			if !ok {
+				continue
+			}
+		} else if !h.Matcher.Match(tool, hasTool) {
 			continue
 		}
 		if s.Consent != nil {
@@ -43,7 +97,7 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 				continue
 			}
 		}
-		out = append(out, &ShellHook{Config: h})
+		out = append(out, &ShellHook{Config: h, Dialect: dialect})
 	}
 	return out
 }
@@ -66,6 +120,9 @@ func (s Skipped) Run(context.Context, Call) Result {
 // reads its answer (SPEC §4).
 type ShellHook struct {
 	Config config.ShellHook
+	// Dialect, when set, translates payload and answer (SPEC §11); nil is
+	// Noora's own protocol.
+	Dialect Dialect
 }
 
 // Describe implements Hook.
@@ -100,6 +157,27 @@ func Env(call Call) []string {
 	return append(env, "NOORA_HOOK_EVENT="+call.Event.Name, "NOORA_HOME="+call.Home)
 }
 
+// WithEnv returns env with extra appended, dropping earlier variables that
+// extra sets again.
+func WithEnv(env, extra []string) []string {
+	if len(extra) == 0 {
+		return env
+	}
+	names := make(map[string]bool, len(extra))
+	for _, kv := range extra {
+		name, _, _ := strings.Cut(kv, "=")
+		names[name] = true
+	}
+	out := make([]string, 0, len(env)+len(extra))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !names[name] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
 // StdinOf is the bytes a shell hook reads: one line of JSON.
 func StdinOf(call Call) []byte {
 	b, _ := protocol.Payload(call.Event.Name, call.Kwargs, call.Cwd).MarshalJSON()
@@ -114,21 +192,26 @@ func (h *ShellHook) Run(ctx context.Context, call Call) Result {
 		res.Status = StatusError
 		return h.failed(res, err.Error(), err.Error())
 	}
+	env, stdin := Env(call), StdinOf(call)
+	if h.Dialect != nil {
+		env = WithEnv(env, h.Dialect.Env(h.Config, call))
+		stdin = h.Dialect.Stdin(h.Config, call)
+	}
 	out := Run(ctx, Command{
 		Argv:    argv,
 		Dir:     call.Cwd,
-		Env:     Env(call),
-		Stdin:   StdinOf(call),
+		Env:     env,
+		Stdin:   stdin,
 		Timeout: h.Config.Timeout,
 	})
 	res.Duration = out.Duration
 	res.Outcome = &out
-	return h.read(res, out)
+	return h.read(res, call, out)
 }
 
-// read interprets a finished run by the rules of SPEC §4.
-func (h *ShellHook) read(res Result, out Outcome) Result {
-	event := h.Config.Event
+// read interprets a finished run by the rules of SPEC §4; what the hook's
+// output means is read by its dialect, or by ReadNoora.
+func (h *ShellHook) read(res Result, call Call, out Outcome) Result {
 	switch out.End {
 	case StartFailed:
 		res.Status = StatusError
@@ -145,43 +228,21 @@ func (h *ShellHook) read(res Result, out Outcome) Result {
 	code := out.Code
 	res.ExitCode = &code
 
-	// stdout first: even a failing hook's block counts (SPEC §4).
-	stdout := strings.TrimSpace(string(out.Stdout))
-	var value gjson.Result
-	parsed, unparseable := false, false
-	switch {
-	case stdout == "":
-	case out.StdoutTruncated:
-		unparseable = true
-		res.Warnings = append(res.Warnings, h.where()+fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", StdoutLimit>>20))
-	default:
-		v, ok, err := protocol.Parse([]byte(stdout))
-		if err != nil {
-			unparseable = true
-			res.Warnings = append(res.Warnings, h.where()+"stdout is not valid JSON; ignoring it: "+Excerpt(stdout))
-		} else if ok {
-			value, parsed = v, true
-		}
+	var r Reading
+	if h.Dialect != nil {
+		r = h.Dialect.Read(h.Config, call, out)
+	} else {
+		r = ReadNoora(h.Config.Event, out)
 	}
-	if parsed {
-		res.Answer = protocol.Read(event, value)
+	for _, w := range r.Warnings {
+		res.Warnings = append(res.Warnings, h.where()+w)
 	}
-	if h.Config.FailClosed && (unparseable || (parsed && !value.IsObject())) {
+	res.Answer = r.Answer
+	if h.Config.FailClosed && r.Unusable {
 		res.Status = StatusError
 		return h.failed(res, "unparseable stdout (expected a JSON object)", "")
 	}
-
-	if code == 2 && event == protocol.PreToolCall {
-		if res.Answer.Kind != protocol.Block {
-			msg := Excerpt(strings.TrimSpace(string(out.Stderr)))
-			if msg == "" {
-				msg = protocol.DefaultBlockMessage
-			}
-			res.Answer = protocol.Answer{Kind: protocol.Block, Message: msg}
-		}
-		return res
-	}
-	if code != 0 {
+	if r.Failed {
 		res.Status = StatusError
 		what := fmt.Sprintf("exited with status %d", code)
 		if out.Signal != 0 {
@@ -193,6 +254,50 @@ func (h *ShellHook) read(res Result, out Outcome) Result {
 		res.Warnings = append(res.Warnings, h.where()+what)
 	}
 	return res
+}
+
+// ReadNoora reads the output of a hook that exited by Noora's rules (SPEC §4):
+// stdout first, so that even a failing hook's block counts; exit 2 on
+// pre_tool_call blocks with the start of stderr; any other non-zero status
+// is a failure.
+func ReadNoora(event string, out Outcome) Reading {
+	var r Reading
+	stdout := strings.TrimSpace(string(out.Stdout))
+	switch {
+	case stdout == "":
+	case out.StdoutTruncated:
+		r.Unusable = true
+		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", StdoutLimit>>20))
+	default:
+		v, ok, err := protocol.Parse([]byte(stdout))
+		switch {
+		case err != nil:
+			r.Unusable = true
+			r.Warnings = append(r.Warnings, "stdout is not valid JSON; ignoring it: "+Excerpt(stdout))
+		case ok:
+			r.Answer = protocol.Read(event, v)
+			r.Unusable = !v.IsObject()
+		}
+	}
+	switch {
+	case out.Code == 2 && event == protocol.PreToolCall:
+		if r.Answer.Kind != protocol.Block {
+			r.Answer = protocol.Answer{Kind: protocol.Block, Message: StderrMessage(out)}
+		}
+	case out.Code != 0:
+		r.Failed = true
+	}
+	return r
+}
+
+// StderrMessage is the block message of a hook that blocked by its exit
+// status: the first MessageLimit characters of its trimmed stderr, else
+// protocol.DefaultBlockMessage.
+func StderrMessage(out Outcome) string {
+	if msg := Excerpt(strings.TrimSpace(string(out.Stderr))); msg != "" {
+		return msg
+	}
+	return protocol.DefaultBlockMessage
 }
 
 // failed records a hook that gave no answer. Under fail_closed it blocks with

@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/noora-hooks/noora-hooks/compat"
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/protocol"
+)
+
+// ImportCmd is `noora-hooks import claude|cursor [FILE]` (SPEC §11).
+type ImportCmd struct {
+	Tool  string `arg:"" enum:"claude,cursor" help:"Whose hooks: claude (a Claude Code settings.json) or cursor (a Cursor hooks.json)."`
+	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: ./.claude/settings.json for claude, ./.cursor/hooks.json for cursor)."`
+	Write bool   `help:"Merge the entries into the config file instead of printing them: what is there stays, comments included; an entry already there is not added again."`
+	JSON  bool   `name:"json" help:"Print a JSON report: {source, dialect, entries, warnings, yaml, config, added, present}."`
+}
+
+// Run prints the equivalent hooks: YAML, or merges it into the config.
+func (c *ImportCmd) Run(g *Globals, env *Env) error {
+	file := c.File
+	if file == "" {
+		file = filepath.Join(".claude", "settings.json")
+		if c.Tool == compat.Cursor {
+			file = filepath.Join(".cursor", "hooks.json")
+		}
+	}
+	data, err := readSettings(file)
+	if err != nil {
+		return err
+	}
+	im, err := compat.Import(c.Tool, file, data)
+	if err != nil {
+		return err
+	}
+	for _, w := range im.Warnings {
+		env.Warnf("%s", w)
+	}
+	header := fmt.Sprintf("Imported from %s by noora-hooks import %s.\nReview the commands, then approve them: noora-hooks approve", file, c.Tool)
+	rendered, _, _, err := config.AddEntries(file, nil, header, im.Entries)
+	if err != nil {
+		return err
+	}
+	report := importReport{Source: file, Dialect: c.Tool, Entries: im.Entries, Warnings: im.Warnings, YAML: string(rendered)}
+	if c.Write {
+		if err := c.write(g, env, header, &report); err != nil {
+			return err
+		}
+	}
+	switch {
+	case c.JSON:
+		b, _ := report.object().MarshalJSON()
+		_, err = env.Stdout.Write(append(b, '\n'))
+	case c.Write:
+		_, err = fmt.Fprintf(env.Stdout, "%s: added %d hook entries, %d already there; approve new hooks with: noora-hooks approve\n", report.Config, report.Added, report.Present)
+	default:
+		_, err = env.Stdout.Write(rendered)
+	}
+	return err
+}
+
+// readSettings reads a settings file, bounded like a config file: a settings
+// file is written by hand.
+func readSettings(file string) ([]byte, error) {
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import claude ~/.claude/settings.json", file)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, config.MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	if len(data) > config.MaxFileSize {
+		return nil, fmt.Errorf("read %s: larger than %d MiB; is it the right file?", file, config.MaxFileSize>>20)
+	}
+	return data, nil
+}
+
+// write merges the entries into the config file, atomically, and only when
+// the result still parses.
+func (c *ImportCmd) write(g *Globals, env *Env, header string, report *importReport) error {
+	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
+	if err != nil {
+		return err
+	}
+	path := paths.Config
+	mode := os.FileMode(0o644)
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = nil
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
+	case err != nil:
+		return fmt.Errorf("read config: %w", err)
+	default:
+		if st, err := os.Stat(path); err == nil {
+			mode = st.Mode().Perm()
+		}
+	}
+	merged, added, present, err := config.AddEntries(path, old, header, report.Entries)
+	if err != nil {
+		var se *config.SyntaxError
+		if errors.As(err, &se) {
+			return &exitError{code: 1, err: fmt.Errorf("%w; the config was not changed", se)}
+		}
+		return fmt.Errorf("%w; the config was not changed", err)
+	}
+	if _, err := config.Parse(path, merged); err != nil {
+		return fmt.Errorf("merging into %s would not give a valid config (%v); the config was not changed", path, err)
+	}
+	if added > 0 {
+		if err := consent.WriteAtomic(path, merged, mode); err != nil {
+			return err
+		}
+	}
+	report.Config, report.Added, report.Present = path, added, present
+	return nil
+}
+
+// importReport is the --json shape of import.
+type importReport struct {
+	Source, Dialect string
+	Entries         []config.Entry
+	Warnings        []string
+	YAML            string
+	Config          string // "" unless --write
+	Added, Present  int
+}
+
+func (r importReport) object() protocol.Object {
+	entries := make([]protocol.Object, 0, len(r.Entries))
+	for _, e := range r.Entries {
+		nullable := func(s string) []byte {
+			if s == "" {
+				return []byte("null")
+			}
+			return protocol.String(s)
+		}
+		timeout := []byte("null")
+		if e.Timeout > 0 {
+			timeout = protocol.Raw(e.Timeout)
+		}
+		entries = append(entries, protocol.Object{
+			{Key: "event", Value: protocol.String(e.Event)},
+			{Key: "matcher", Value: nullable(e.Matcher)},
+			{Key: "command", Value: protocol.String(e.Command)},
+			{Key: "timeout", Value: timeout},
+			{Key: "fail_closed", Value: protocol.Raw(e.FailClosed)},
+			{Key: "dialect", Value: protocol.String(e.Dialect)},
+			{Key: "dialect_event", Value: nullable(e.DialectEvent)},
+			{Key: "comment", Value: nullable(e.Comment)},
+		})
+	}
+	warnings := r.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
+	configPath := []byte("null")
+	if r.Config != "" {
+		configPath = protocol.String(r.Config)
+	}
+	return protocol.Object{
+		{Key: "source", Value: protocol.String(r.Source)},
+		{Key: "dialect", Value: protocol.String(r.Dialect)},
+		{Key: "entries", Value: protocol.Raw(entries)},
+		{Key: "warnings", Value: protocol.Raw(warnings)},
+		{Key: "yaml", Value: protocol.String(r.YAML)},
+		{Key: "config", Value: configPath},
+		{Key: "added", Value: protocol.Raw(r.Added)},
+		{Key: "present", Value: protocol.Raw(r.Present)},
+	}
+}
