@@ -30,6 +30,7 @@ type CLI struct {
 	Globals
 
 	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	Serve   ServeCmd   `cmd:"" help:"Answer events over HTTP on a unix socket (or loopback TCP), with the configuration kept warm and reloaded when it changes."`
 	Version VersionCmd `cmd:"" help:"Print the version."`
 }
 

@@ -21,6 +21,7 @@ type ExecCmd struct {
 	Event       string `arg:"" help:"The event to fire, e.g. pre_tool_call."`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer)."`
+	Server      bool   `help:"Fire through a running \"noora-hooks serve\" ($NOORA_HOOKS_SERVER, else unix:<home>/noora-hooks.sock); when none answers, fire in-process with a warning. Setting NOORA_HOOKS_SERVER alone does the same without the warning."`
 }
 
 // Run fires the event and prints the combined answer (SPEC §8).
@@ -33,16 +34,19 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
-	if err != nil {
-		return err
-	}
 	cwd, err := Cwd()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
+		return err
+	}
+	eng, err := LoadEngine(g, env)
+	if err != nil {
+		return err
+	}
 	report := eng.Fire(ctx, event, kw, cwd)
 	for _, w := range report.Warnings() {
 		env.Warnf("%s", w)
