@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"noora-hooks": func() { os.Exit(cli.Main(os.Args[1:], cli.OSEnv())) },
 		"fakehook":    fakehook,
+		"envanswer":   envanswer,
 	})
 }
 
@@ -36,11 +37,14 @@ func TestScripts(t *testing.T) {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
 			e.Setenv("NOORA_SAFE_MODE", "")
+			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")) // -race binaries otherwise sleep 1 s at exit
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"within": cmdWithin,
 			"pgone":  cmdPgone,
+
+			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, // main_serve_test.go
 		},
 	})
 }
