@@ -60,6 +60,18 @@ func cmdWaitserve(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdFreeport sets VAR to a loopback TCP port that was free a moment ago.
+func cmdFreeport(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	ts.Setenv(args[0], port)
+}
+
 // cmdWaitfile waits (up to 10 s) until FILE exists.
 func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {

@@ -44,7 +44,7 @@ func TestScripts(t *testing.T) {
 			"within": cmdWithin,
 			"pgone":  cmdPgone,
 
-			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, // main_serve_test.go
+			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 		},
 	})
 }
