@@ -15,8 +15,9 @@ import (
 // (--server, or NOORA_HOOKS_SERVER), and prints what serve answered: the same
 // bytes on stdout and the same warnings on stderr as firing in-process. It
 // returns done=false when the event must be fired in-process instead: no
-// server was asked for, none answers, or it refused. Only an explicit
-// --server warns that none answers; every other fallback warns.
+// server was asked for, none answers, or it refused (another config or home,
+// no token). Only an explicit --server warns when it falls back; a
+// NOORA_HOOKS_SERVER that is not an address always does.
 func (c *ExecCmd) fireViaServer(ctx context.Context, g *Globals, env *Env, event protocol.Event, kw protocol.Kwargs, cwd string) (done bool, err error) {
 	setting := env.Getenv("NOORA_HOOKS_SERVER")
 	if !c.Server && (setting == "" || falsy(setting)) {
@@ -53,21 +54,20 @@ func (c *ExecCmd) fireViaServer(ctx context.Context, g *Globals, env *Env, event
 		Home:        home,
 		AcceptHooks: g.AcceptHooks || config.Truthy(env.Getenv("NOORA_ACCEPT_HOOKS")),
 	})
-	var refused *client.StatusError
-	switch {
-	case err == nil:
-	case errors.Is(err, client.ErrUnavailable):
+	if err != nil {
+		// Only an explicit --server is told: a host that set
+		// NOORA_HOOKS_SERVER for every exec wants its answers, not noise.
 		if c.Server {
-			env.Warnf("%v; firing in-process", err)
+			var refused *client.StatusError
+			switch {
+			case errors.Is(err, client.ErrUnavailable), errors.As(err, &refused):
+				env.Warnf("%v; firing in-process", err)
+			default:
+				// The exchange broke after the request went out: serve may
+				// have run some hooks. Running them again beats losing a block.
+				env.Warnf("%v; firing in-process (hooks that serve had already started may run twice)", err)
+			}
 		}
-		return false, nil
-	case errors.As(err, &refused):
-		env.Warnf("%v; firing in-process", err)
-		return false, nil
-	default:
-		// The exchange broke after the request went out: serve may have run
-		// some hooks. Running them again beats losing a block.
-		env.Warnf("%v; firing in-process (hooks that serve had already started may run twice)", err)
 		return false, nil
 	}
 	for _, w := range answer.Warnings {

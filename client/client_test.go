@@ -83,3 +83,24 @@ func TestReadToken(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseAddr: any input parses or is refused without panicking, and a
+// parsed address reads back as itself.
+func FuzzParseAddr(f *testing.F) {
+	for _, s := range []string{"unix:/run/x.sock", "/a/b", "127.0.0.1:7070", "http://[::1]:1/", "unix:", "https://x:1", "~/s", "a:b:c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a, err := ParseAddr(s)
+		if err != nil {
+			return
+		}
+		if a.Network != "unix" && a.Network != "tcp" {
+			t.Fatalf("ParseAddr(%q) network %q", s, a.Network)
+		}
+		b, err := ParseAddr(a.String())
+		if err != nil || b != a {
+			t.Fatalf("ParseAddr(%q) = %+v, which reads back as %+v, %v", s, a, b, err)
+		}
+	})
+}

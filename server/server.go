@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -129,7 +130,7 @@ func New(opts Options) (*Server, error) {
 		// No WriteTimeout: a hook may run 300 s (SPEC §2) before the answer.
 		IdleTimeout:    2 * time.Minute,
 		MaxHeaderBytes: maxHeaderBytes,
-		ErrorLog:       nil,
+		ErrorLog:       log.New(logWriter(s.logf), "", 0),
 	}
 	return s, nil
 }
@@ -211,73 +212,95 @@ func (s *Server) handleHooks(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-// handleEvent is POST /v1/events/{event}: the kwargs in, exec's answer out.
-// Every event is answered when its hooks are done; observer events that
-// should not wait (the stream events) would branch here to a queue and
-// answer 202.
+// eventRequest is a POST /v1/events/{event} that passed every check.
+type eventRequest struct {
+	event protocol.Event
+	kw    protocol.Kwargs
+	cwd   string
+	trace bool
+}
+
+// handleEvent is POST /v1/events/{event}: the kwargs in, exec's answer out,
+// once every hook is done. (Observer events that must not wait, the stream
+// events, would branch here after readEvent: queue the request, answer 202,
+// and have Shutdown drain the queue.)
 func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
-	if !allow(w, r, http.MethodPost) {
+	req, release, ok := s.readEvent(w, r)
+	if !ok {
 		return
 	}
+	defer release()
+	s.fire(w, req)
+}
+
+// readEvent checks a request and reads its kwargs, or answers the error and
+// returns ok=false. On success the caller holds one of MaxEvents slots until
+// it calls release: the slot is taken before the body is read, so that at
+// most MaxEvents bodies are held at once.
+func (s *Server) readEvent(w http.ResponseWriter, r *http.Request) (req eventRequest, release func(), ok bool) {
+	if !allow(w, r, http.MethodPost) {
+		return req, nil, false
+	}
 	name := r.PathValue("event")
-	event, ok := protocol.Lookup(name)
-	if !ok {
+	event, known := protocol.Lookup(name)
+	if !known {
 		msg := fmt.Sprintf("unknown event %q", name)
 		if best, ok := protocol.Closest(name); ok {
 			msg += fmt.Sprintf("; did you mean %q?", best)
 		}
 		writeError(w, http.StatusNotFound, msg, protocol.Object{{Key: "valid_events", Value: protocol.Raw(protocol.EventNames())}})
-		return
+		return req, nil, false
 	}
 	cwd, err := s.cwdOf(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error(), nil)
-		return
+		return req, nil, false
 	}
+	s.refresh()
 	if msg := s.mismatch(r); msg != "" {
 		writeError(w, http.StatusConflict, msg, nil)
-		return
+		return req, nil, false
 	}
-	trace := false
-	if v := r.URL.Query().Get("trace"); v != "" {
-		trace = v == "1" || v == "true"
-	}
+	v := r.URL.Query().Get("trace")
+	req = eventRequest{event: event, cwd: cwd, trace: v == "1" || v == "true"}
 
-	// Take a slot before reading the body, so that at most MaxEvents bodies
-	// are held at once.
 	select {
 	case s.sem <- struct{}{}:
 	case <-r.Context().Done():
-		return // the caller left before its event started: nothing ran
+		return req, nil, false // the caller left before its event started: nothing ran
 	}
-	defer func() { <-s.sem }()
-
+	release = func() { <-s.sem }
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxPayload))
 	if err != nil {
+		release()
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %s", size(s.opts.MaxPayload)), nil)
-			return
+		} else {
+			writeError(w, http.StatusBadRequest, "read payload: "+err.Error(), nil)
 		}
-		writeError(w, http.StatusBadRequest, "read payload: "+err.Error(), nil)
-		return
+		return req, nil, false
 	}
-	kw, err := protocol.ParseKwargs(data)
-	if err != nil {
+	if req.kw, err = protocol.ParseKwargs(data); err != nil {
+		release()
 		if errors.Is(err, protocol.ErrNotObject) {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload is %v; %s", err, protocol.KwargsHint), nil)
 		} else {
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload: %v; %s", err, protocol.KwargsHint), nil)
 		}
-		return
+		return req, nil, false
 	}
+	return req, release, true
+}
 
-	s.refresh()
+// fire fires one event and answers with exec's bytes, its warnings in headers
+// and in serve's log.
+func (s *Server) fire(w http.ResponseWriter, req eventRequest) {
 	g := s.acquire()
 	// Hooks outlive a caller that hangs up, as they outlive an exec killed
 	// without a signal: once started, an event runs to the end (bounded by
 	// each hook's timeout). Only a forced shutdown cancels them.
-	report := g.backend.Fire(s.hookCtx, event, kw, cwd)
+	report := g.backend.Fire(s.hookCtx, req.event, req.kw, req.cwd)
 	g.release()
 	s.served.Add(1)
 
@@ -287,7 +310,7 @@ func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
 	}
 	setWarnings(w.Header(), warnings)
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(report.AnswerJSON(trace))
+	_, _ = w.Write(report.AnswerJSON(req.trace))
 }
 
 // cwdOf is the working directory hooks run in: the X-Noora-Cwd header, else
@@ -388,6 +411,14 @@ func asciiJSON(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// logWriter sends what net/http logs (a connection that failed) to serve's log.
+type logWriter func(string, ...any)
+
+func (l logWriter) Write(p []byte) (int, error) {
+	l("%s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }
 
 // size says n bytes the way a person reads it.
