@@ -155,6 +155,10 @@ func serveLoad(withHook bool) func(e *Env) ([]Figure, error) {
 		}
 		var figures []Figure
 		for _, clients := range []int{1, 8} {
+			who := "1 client"
+			if clients > 1 {
+				who = fmt.Sprintf("%d clients", clients)
+			}
 			var rates, p50s, p99s, vsDirect []float64
 			for i := 0; i < e.Runs(5); i++ {
 				// One client against spawning the hook directly, side by
@@ -178,13 +182,13 @@ func serveLoad(withHook bool) func(e *Env) ([]Figure, error) {
 					vsDirect = append(vsDirect, r.P50.Seconds()/percentile(direct, 50))
 				}
 			}
-			rate := Figure{Name: fmt.Sprintf("%d client(s): events", clients), Unit: PerSecond, Samples: rates}
-			p99 := Figure{Name: fmt.Sprintf("%d client(s): p99 latency", clients), Unit: Seconds, Samples: p99s}
+			rate := Figure{Name: who+": events", Unit: PerSecond, Samples: rates}
+			p99 := Figure{Name: who+": p99 latency", Unit: Seconds, Samples: p99s}
 			if clients == 8 {
 				rate.Goal, p99.Goal = rateGoal8, p99Goal
 			}
 			figures = append(figures, rate,
-				Figure{Name: fmt.Sprintf("%d client(s): p50 latency", clients), Unit: Seconds, Samples: p50s},
+				Figure{Name: who+": p50 latency", Unit: Seconds, Samples: p50s},
 				p99)
 			if len(vsDirect) > 0 {
 				figures = append(figures, Figure{Name: "1 client: p50 over direct spawn", Unit: Ratio, Samples: vsDirect,

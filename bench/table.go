@@ -82,6 +82,7 @@ func (t *table) print(w io.Writer) {
 	fmt.Fprintln(tw, "--------\t------\t------\t----------------\t----\t----\t")
 	last := ""
 	var notes []string
+	noteIndex := map[string]int{} // a note said once, referred to by number
 	for _, r := range t.rows {
 		name := r.scenario
 		if name == last {
@@ -112,8 +113,13 @@ func (t *table) print(w io.Writer) {
 		}
 		label := f.Name
 		if f.Note != "" {
-			notes = append(notes, fmt.Sprintf("[%d] %s", len(notes)+1, f.Note))
-			label += fmt.Sprintf(" [%d]", len(notes))
+			n, ok := noteIndex[f.Note]
+			if !ok {
+				notes = append(notes, fmt.Sprintf("[%d] %s", len(notes)+1, f.Note))
+				n = len(notes)
+				noteIndex[f.Note] = n
+			}
+			label += fmt.Sprintf(" [%d]", n)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t\n", name, label, format(f.Unit, med), spread, len(f.Samples), goal)
 	}
