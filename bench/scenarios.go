@@ -69,13 +69,9 @@ func execSixteenSleepers(e *Env) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	var walls []float64
-	for i := 0; i < e.Runs(7); i++ {
-		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
-		if err != nil {
-			return nil, err
-		}
-		walls = append(walls, r.Wall.Seconds())
+	walls, err := execWalls(e, home, e.Runs(7))
+	if err != nil {
+		return nil, err
 	}
 	return []Figure{{Name: "exec wall", Unit: Seconds, Samples: walls, Goal: AtMost(0.5)}}, nil
 }
@@ -97,15 +93,24 @@ func execNoHooks(e *Env) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	walls, err := execWalls(e, home, e.Runs(40))
+	if err != nil {
+		return nil, err
+	}
+	return []Figure{{Name: "exec wall", Unit: Seconds, Samples: walls}}, nil
+}
+
+// execWalls runs exec pre_tool_call n times in home and returns the walls.
+func execWalls(e *Env, home string, n int) ([]float64, error) {
 	var walls []float64
-	for i := 0; i < e.Runs(40); i++ {
+	for i := 0; i < n; i++ {
 		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
 		if err != nil {
 			return nil, err
 		}
 		walls = append(walls, r.Wall.Seconds())
 	}
-	return []Figure{{Name: "exec wall", Unit: Seconds, Samples: walls}}, nil
+	return walls, nil
 }
 
 // execFlood runs a hook that writes 200 MiB to stdout: exec keeps 1 MiB and
@@ -182,13 +187,13 @@ func serveLoad(withHook bool) func(e *Env) ([]Figure, error) {
 					vsDirect = append(vsDirect, r.P50.Seconds()/percentile(direct, 50))
 				}
 			}
-			rate := Figure{Name: who+": events", Unit: PerSecond, Samples: rates}
-			p99 := Figure{Name: who+": p99 latency", Unit: Seconds, Samples: p99s}
+			rate := Figure{Name: who + ": events", Unit: PerSecond, Samples: rates}
+			p99 := Figure{Name: who + ": p99 latency", Unit: Seconds, Samples: p99s}
 			if clients == 8 {
 				rate.Goal, p99.Goal = rateGoal8, p99Goal
 			}
 			figures = append(figures, rate,
-				Figure{Name: who+": p50 latency", Unit: Seconds, Samples: p50s},
+				Figure{Name: who + ": p50 latency", Unit: Seconds, Samples: p50s},
 				p99)
 			if len(vsDirect) > 0 {
 				figures = append(figures, Figure{Name: "1 client: p50 over direct spawn", Unit: Ratio, Samples: vsDirect,

@@ -107,7 +107,7 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	go func() { served <- srv.Serve(l) }()
 	logf("serving on %s (config %s)", l.Address, configPath)
 	if addr.Network == "tcp" && !server.IsLoopback(l.Address) {
-		env.Warnf("serving on %s, which other machines may reach: anyone holding the token can run your hooks", l.Address)
+		logEnv.Warnf("serving on %s, which other machines may reach: anyone holding the token can run your hooks", l.Address)
 	}
 
 	select {

@@ -89,8 +89,9 @@ func (l *logBuf) String() string {
 	return strings.Join(l.lines, "\n")
 }
 
-// start serves opts on a unix socket in a temp dir and returns its address.
-func start(t *testing.T, opts Options) (*Server, client.Addr) {
+// listen makes a server for opts on a unix socket in a temp dir and serves
+// it; the caller shuts it down.
+func listen(t *testing.T, opts Options) (*Server, *Listener) {
 	t.Helper()
 	if opts.MaxPayload == 0 {
 		opts.MaxPayload = 1 << 20
@@ -107,6 +108,13 @@ func start(t *testing.T, opts Options) (*Server, client.Addr) {
 		t.Fatal(err)
 	}
 	go srv.Serve(l)
+	return srv, l
+}
+
+// start is listen with a shutdown at the end of the test.
+func start(t *testing.T, opts Options) (*Server, client.Addr) {
+	t.Helper()
+	srv, l := listen(t, opts)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -129,9 +137,18 @@ func static(b Backend) func() (Backend, error) {
 	return func() (Backend, error) { return b, nil }
 }
 
-// request sends one raw request over the socket.
+// request sends one raw request to addr.
 func request(t *testing.T, addr client.Addr, method, path, body string, header map[string]string) (*http.Response, string) {
 	t.Helper()
+	resp, data, err := tryRequest(addr, method, path, body, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, data
+}
+
+// tryRequest is request for goroutines other than the test's.
+func tryRequest(addr client.Addr, method, path, body string, header map[string]string) (*http.Response, string, error) {
 	hc := &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, addr.Network, addr.Address)
@@ -143,18 +160,18 @@ func request(t *testing.T, addr client.Addr, method, path, body string, header m
 	}
 	req, err := http.NewRequest(method, "http://"+host+path, strings.NewReader(body))
 	if err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return nil, "", err
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp, string(data)
+	data, err := io.ReadAll(resp.Body)
+	return resp, string(data), err
 }
 
 func TestRequests(t *testing.T) {
@@ -548,7 +565,10 @@ func TestReplacedBackendClosesAfterItsLastEvent(t *testing.T) {
 	_, addr := start(t, Options{Load: load, Watch: []string{cfg}})
 	done := make(chan string)
 	go func() {
-		_, body := request(t, addr, "POST", "/v1/events/pre_llm_call", "{}", nil)
+		_, body, err := tryRequest(addr, "POST", "/v1/events/pre_llm_call", "{}", nil)
+		if err != nil {
+			t.Error(err)
+		}
 		done <- body
 	}()
 	<-first.started
@@ -570,22 +590,15 @@ func TestReplacedBackendClosesAfterItsLastEvent(t *testing.T) {
 
 func TestShutdownDrainsEventsInFlight(t *testing.T) {
 	b := &fakeBackend{name: "slow", block: make(chan struct{}), started: make(chan struct{}, 8)}
-	srv, err := New(Options{Load: static(b), MaxPayload: 1 << 20, Cwd: "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(shortTempDir(t), "s.sock")
-	l, err := Listen(client.Addr{Network: "unix", Address: path}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
-	addr := l.Address
+	srv, l := listen(t, Options{Load: static(b)})
 	const events = 3
 	answers := make(chan string, events)
 	for i := 0; i < events; i++ {
 		go func() {
-			_, body := request(t, addr, "POST", "/v1/events/pre_llm_call", "{}", nil)
+			_, body, err := tryRequest(l.Address, "POST", "/v1/events/pre_llm_call", "{}", nil)
+			if err != nil {
+				t.Error(err)
+			}
 			answers <- body
 		}()
 	}
@@ -599,7 +612,7 @@ func TestShutdownDrainsEventsInFlight(t *testing.T) {
 		t.Fatalf("Shutdown returned (%v) while events were in flight", err)
 	case <-time.After(200 * time.Millisecond):
 	}
-	if _, err := net.Dial("unix", path); err == nil {
+	if _, err := net.Dial("unix", l.Address.Address); err == nil {
 		t.Error("a new connection was accepted after Shutdown began")
 	}
 	close(b.block)
@@ -623,18 +636,15 @@ func TestShutdownDrainsEventsInFlight(t *testing.T) {
 
 func TestForcedShutdownCancelsHooks(t *testing.T) {
 	b := &fakeBackend{name: "stuck", block: make(chan struct{}), started: make(chan struct{}, 1)}
-	srv, err := New(Options{Load: static(b), MaxPayload: 1 << 20, Cwd: "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := Listen(client.Addr{Network: "unix", Address: filepath.Join(shortTempDir(t), "s.sock")}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve(l)
+	srv, l := listen(t, Options{Load: static(b)})
 	answered := make(chan int)
 	go func() {
-		resp, _ := request(t, l.Address, "POST", "/v1/events/pre_llm_call", "{}", nil)
+		resp, _, err := tryRequest(l.Address, "POST", "/v1/events/pre_llm_call", "{}", nil)
+		if err != nil {
+			t.Error(err)
+			answered <- 0
+			return
+		}
 		answered <- resp.StatusCode
 	}()
 	<-b.started
