@@ -21,10 +21,11 @@ const SocketName = "noora-hooks.sock"
 
 // ServeCmd is `noora-hooks serve` (SPEC §12).
 type ServeCmd struct {
-	Listen      string `help:"Where to answer: unix:PATH (default: unix:<home>/noora-hooks.sock), or 127.0.0.1:PORT, which needs --token-file." placeholder:"ADDR"`
-	TokenFile   string `help:"File holding the bearer token every request must carry as \"Authorization: Bearer <token>\"; required on TCP (default: $NOORA_HOOKS_TOKEN_FILE)." placeholder:"FILE" type:"path"`
-	AllowRemote bool   `help:"Allow a TCP address that is not loopback: other machines holding the token could then fire your hooks."`
-	MaxEvents   int    `help:"How many events run at once; more wait their turn." default:"64"`
+	Listen      string        `help:"Where to answer: unix:PATH (default: unix:<home>/noora-hooks.sock), or 127.0.0.1:PORT, which needs --token-file." placeholder:"ADDR"`
+	TokenFile   string        `help:"File holding the bearer token every request must carry as \"Authorization: Bearer <token>\"; required on TCP (default: $NOORA_HOOKS_TOKEN_FILE)." placeholder:"FILE" type:"path"`
+	AllowRemote bool          `help:"Allow a TCP address that is not loopback: other machines holding the token could then fire your hooks."`
+	MaxEvents   int           `help:"How many events run at once; more wait their turn." default:"64"`
+	CheckEvery  time.Duration `help:"How often to look at the config, the allowlist and callers' working directories for changes; 0 looks before every event." default:"10ms"`
 }
 
 // Run serves until SIGTERM or SIGINT: the first finishes the events in
@@ -32,6 +33,9 @@ type ServeCmd struct {
 func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	if c.MaxEvents < 1 {
 		return usageError("--max-events must be at least 1")
+	}
+	if c.CheckEvery < 0 {
+		return usageError("--check-every must not be negative")
 	}
 	// Log lines come from many requests at once: one writer, one line at a time.
 	logEnv := *env
@@ -83,6 +87,7 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 			return serveBackend{e}, nil
 		},
 		Watch:      []string{paths.Config, paths.Allowlist()},
+		CheckEvery: c.CheckEvery,
 		Config:     configPath,
 		Home:       home,
 		Token:      token,

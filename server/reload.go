@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // stamp is what tells us a file changed without reading it: size, times and
@@ -43,10 +44,16 @@ func statAll(paths []string) []stamp {
 }
 
 // refresh builds a new Backend when a watched file changed since it was last
-// looked at. It costs one stat per watched file per request, which keeps the
-// promise that an event fired after saving the config sees the new config.
-// A load that fails keeps the last good Backend and says why in the log.
+// looked at, which it does at most once per CheckEvery (the one event that
+// wins the compare-and-swap looks; the others go on). A load that fails keeps
+// the last good Backend and says why in the log.
 func (s *Server) refresh() {
+	if every := int64(s.opts.CheckEvery); every > 0 {
+		now, last := time.Now().UnixNano(), s.lastCheck.Load()
+		if now-last < every || !s.lastCheck.CompareAndSwap(last, now) {
+			return
+		}
+	}
 	if s.unchanged() {
 		return
 	}

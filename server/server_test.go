@@ -663,3 +663,65 @@ func TestForcedShutdownCancelsHooks(t *testing.T) {
 		t.Fatal("the cancelled event was never answered")
 	}
 }
+
+func TestCheckEveryBoundsHowOftenFilesAreLookedAt(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	os.WriteFile(cfg, []byte("v1"), 0o600)
+	load := func() (Backend, error) {
+		data, err := os.ReadFile(cfg)
+		return &fakeBackend{name: string(data)}, err
+	}
+	answer := func(addr client.Addr, cwd string) (int, string) {
+		t.Helper()
+		resp, body := request(t, addr, "POST", "/v1/events/pre_llm_call", "{}", map[string]string{client.HeaderCwd: cwd})
+		return resp.StatusCode, body
+	}
+	work := t.TempDir()
+
+	t.Run("Within the interval a change is not looked for", func(t *testing.T) {
+		os.WriteFile(cfg, []byte("v1"), 0o600)
+		_, addr := start(t, Options{Load: load, Watch: []string{cfg}, CheckEvery: time.Hour})
+		if _, body := answer(addr, work); !strings.Contains(body, `"v1"`) {
+			t.Fatalf("first answer %s", body)
+		}
+		os.WriteFile(cfg, []byte("v2, longer"), 0o600)
+		if _, body := answer(addr, work); !strings.Contains(body, `"v1"`) {
+			t.Errorf("the change was looked for within the hour: %s", body)
+		}
+		// The working directory found a moment ago is trusted too.
+		gone := filepath.Join(t.TempDir(), "gone")
+		os.Mkdir(gone, 0o700)
+		if code, body := answer(addr, gone); code != 200 {
+			t.Fatalf("existing cwd: %d %s", code, body)
+		}
+		os.Remove(gone)
+		if code, _ := answer(addr, gone); code != 200 {
+			t.Errorf("a cwd checked within the interval was checked again: %d", code)
+		}
+	})
+	t.Run("After the interval the change counts", func(t *testing.T) {
+		os.WriteFile(cfg, []byte("v1"), 0o600)
+		_, addr := start(t, Options{Load: load, Watch: []string{cfg}, CheckEvery: 50 * time.Millisecond})
+		answer(addr, work)
+		os.WriteFile(cfg, []byte("v2, longer"), 0o600)
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			if _, body := answer(addr, work); strings.Contains(body, `"v2, longer"`) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the change was not seen within 5 s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		gone := filepath.Join(t.TempDir(), "gone")
+		os.Mkdir(gone, 0o700)
+		answer(addr, gone)
+		os.Remove(gone)
+		time.Sleep(100 * time.Millisecond)
+		if code, body := answer(addr, gone); code != 400 {
+			t.Errorf("a removed cwd after the interval: %d %s, want 400", code, body)
+		}
+	})
+}
