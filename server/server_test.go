@@ -196,7 +196,7 @@ func TestRequests(t *testing.T) {
 		{name: "A trace lists the hooks", method: "POST", path: "/v1/events/pre_llm_call?trace=1", body: `{}`,
 			wantCode: 200, wantBody: `"hooks":[{"source":"shell","command":"one"`, wantContains: true, wantBackendRan: true},
 		{name: "Malformed JSON is a 400 with a JSON error", method: "POST", path: "/v1/events/pre_llm_call", body: `{"a":`,
-			wantCode: 400, wantBody: `{"error":"payload: invalid JSON; the payload must be the event's keyword arguments as one JSON object`, wantContains: true},
+			wantCode: 400, wantBody: `{"error":"payload: invalid JSON: unexpected end of JSON input; the payload must be the event's keyword arguments as one JSON object`, wantContains: true},
 		{name: "A JSON array is a 400", method: "POST", path: "/v1/events/pre_llm_call", body: `[1,2]`,
 			wantCode: 400, wantBody: `{"error":"payload is not a JSON object: got an array;`, wantContains: true},
 		{name: "A body over the bound is a 413", method: "POST", path: "/v1/events/pre_llm_call", body: `{"a":"` + strings.Repeat("x", 2000) + `"}`,
