@@ -43,6 +43,10 @@ type Config struct {
 	AutoAccept bool
 	// Concurrency is hooks_concurrency: how many hooks of one event run at once.
 	Concurrency int
+	// Outbound are the hooks.outbound webhook targets, in config order (SPEC §7).
+	Outbound []OutboundTarget
+	// OutboundSpoolLimit is outbound_spool_limit; 0 means the default (see SpoolLimit).
+	OutboundSpoolLimit int
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
 	// Root is the document, for sections parsed elsewhere in this package.
@@ -169,6 +173,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.AutoAccept = c.parseAutoAccept(val)
 		case "hooks_concurrency":
 			c.Concurrency = c.parseConcurrency(val)
+		case "outbound_spool_limit":
+			c.OutboundSpoolLimit = c.parseSpoolLimit(val)
 		}
 	}
 	return c, nil
@@ -200,7 +206,8 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 		k, list := hooks.Content[i], hooks.Content[i+1]
 		event := k.Value
 		if event == "outbound" {
-			continue // SPEC §7: targets, not an event
+			c.parseOutbound(list) // SPEC §7: targets, not an event
+			continue
 		}
 		if _, ok := protocol.Lookup(event); !ok {
 			c.warn(k, "hooks: unknown event %q skipped; %s", event, Suggest(event))
