@@ -29,8 +29,9 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
-	Version VersionCmd `cmd:"" help:"Print the version."`
+	Exec     ExecCmd     `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	Outbound OutboundCmd `cmd:"" help:"Outbound webhooks: deliver the spool now (drain), show it (status), or send a test event (test)."`
+	Version  VersionCmd  `cmd:"" help:"Print the version."`
 }
 
 // Env is the process environment a command runs in; tests give their own.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/outbound"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
@@ -71,6 +72,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 		return d
 	}
 	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent})
+	d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 	return d
 }
 
