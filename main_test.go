@@ -41,6 +41,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"within": cmdWithin,
 			"pgone":  cmdPgone,
+			// outbound (main_outbound_test.go)
+			"sink": cmdSink, "envsubst": cmdEnvsubst, "killsender": cmdKillSender, "parallel": cmdParallel,
 		},
 	})
 }

@@ -121,7 +121,11 @@ func drainLine(r outbound.Result) string {
 	d := r.Delivery
 	var parts []string
 	for _, a := range r.Attempts {
-		parts = append(parts, fmt.Sprintf("%s in %s", a, a.Duration.Round(time.Millisecond)))
+		if a.TimedOut {
+			parts = append(parts, a.String()) // its duration is the timeout
+		} else {
+			parts = append(parts, fmt.Sprintf("%s in %s", a, a.Duration.Round(time.Millisecond)))
+		}
 	}
 	status := "delivered"
 	if r.Status == outbound.GaveUp {

@@ -195,5 +195,12 @@ func (s Spool) SenderPID() int {
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return 0
 	}
+	// A sender that was killed may stay a zombie until its new parent reaps
+	// it; where /proc tells, a zombie is not running.
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+		if _, state, ok := strings.Cut(string(stat), ") "); ok && strings.HasPrefix(state, "Z") {
+			return 0
+		}
+	}
 	return pid
 }

@@ -71,7 +71,7 @@ func (a Attempt) OK() bool { return a.Code >= 200 && a.Code <= 299 }
 func (a Attempt) String() string {
 	switch {
 	case a.TimedOut:
-		return "timed out: " + a.Err
+		return a.Err
 	case a.Code == 0:
 		return a.Err
 	case a.Code >= 300 && a.Code <= 399:
@@ -93,7 +93,7 @@ func Post(ctx context.Context, client *http.Client, d Delivery) Attempt {
 	a.Duration = time.Since(start)
 	if a.Code == 0 && ctx.Err() == context.DeadlineExceeded {
 		a.TimedOut = true
-		a.Err = fmt.Sprintf("no answer within %s", d.Timeout)
+		a.Err = fmt.Sprintf("timed out: no answer within %s", d.Timeout)
 	}
 	return a
 }
