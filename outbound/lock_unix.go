@@ -36,18 +36,7 @@ func flock(f *os.File, how int) error {
 	}
 }
 
-// lockFile takes an exclusive lock on path, waiting for it; unlock releases it.
-func lockFile(path, dir string) (unlock func(), err error) {
-	f, err := openLock(path, dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := flock(f, syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	return func() { f.Close() }, nil
-}
+const lockExclusive = syscall.LOCK_EX
 
 // SenderLock is the lock that makes one sender the only one (SPEC §7). It is
 // an flock: the kernel drops it when its holder dies however it dies, so a

@@ -507,3 +507,56 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestSpoolCount(t *testing.T) {
+	sp := Spool{Dir: t.TempDir(), Limit: 3}
+	tg := target("t", "https://example.com/x", "on_session_end")
+	add := func() error {
+		d, err := NewDelivery(tg, "on_session_end", protocol.Kwargs{}, "/", "", false, "v", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp.Add(d)
+	}
+	setCount := func(text string) {
+		if err := os.WriteFile(sp.addLock(), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if err := add(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := add(); !errors.Is(err, ErrFull) {
+		t.Fatalf("a fourth delivery: %v, want ErrFull", err)
+	}
+	pending, _ := sp.Pending()
+	if err := sp.Remove(pending[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(); err != nil {
+		t.Fatalf("after a removal there is room again: %v", err)
+	}
+	// A count left too high (a sender that died between removing and
+	// counting) heals before the spool is called full.
+	pending, _ = sp.Pending()
+	os.Remove(filepath.Join(sp.queue(), pending[0].Name))
+	setCount(fmt.Sprintf("%020d\n", 3))
+	if err := add(); err != nil {
+		t.Errorf("a count too high by one refused a delivery: %v", err)
+	}
+	// A broken count is recounted from the directory.
+	setCount("garbage")
+	if err := add(); !errors.Is(err, ErrFull) {
+		t.Errorf("with 3 files and a broken count: %v, want ErrFull", err)
+	}
+	// A count too low is fixed by Recount, which a starting sender runs.
+	setCount(fmt.Sprintf("%020d\n", 0))
+	if err := sp.Recount(); err != nil {
+		t.Fatal(err)
+	}
+	if err := add(); !errors.Is(err, ErrFull) {
+		t.Errorf("after Recount: %v, want ErrFull", err)
+	}
+}

@@ -191,6 +191,10 @@ func NewSender(sp Spool) *Sender {
 // leaving any delivery that was not finished in the spool.
 func (s *Sender) Run(ctx context.Context, lock *SenderLock, wait bool) error {
 	s.Spool.Sweep(s.Now())
+	if err := s.Spool.Recount(); err != nil {
+		lock.Unlock()
+		return err
+	}
 	for {
 		if err := s.deliverAll(ctx); err != nil {
 			lock.Unlock()

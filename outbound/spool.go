@@ -103,26 +103,27 @@ func parseEntry(name string) Entry {
 
 // Add writes d to the spool, unless the spool already holds its limit
 // (ErrFull) or d is too large (ErrTooLarge). The count and the write happen
-// under spool.lock, so concurrent execs cannot overshoot the bound.
+// under spool.lock, so concurrent execs never overshoot the bound (a file
+// written outside the lock would be invisible to a recount).
 func (s Spool) Add(d Delivery) error {
 	if len(d.Body) > MaxBody {
 		return ErrTooLarge
 	}
-	unlock, err := lockFile(s.addLock(), s.Dir)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	n, err := s.count()
-	if err != nil {
-		return err
-	}
-	if n >= s.limit() {
-		return ErrFull
-	}
+	return s.withCount(false, func(n int) (int, error) {
+		if n >= s.limit() {
+			return n, ErrFull
+		}
+		if err := s.write(d); err != nil {
+			return n, err
+		}
+		return n + 1, nil
+	})
+}
+
+func (s Spool) write(d Delivery) error {
 	name := entryName(d)
 	tmp := filepath.Join(s.queue(), ".tmp-"+name)
-	err = os.WriteFile(tmp, d.Encode(), 0o600)
+	err := os.WriteFile(tmp, d.Encode(), 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(s.queue(), 0o700); err == nil {
 			err = os.WriteFile(tmp, d.Encode(), 0o600)
@@ -137,6 +138,58 @@ func (s Spool) Add(d Delivery) error {
 		return fmt.Errorf("write delivery %s: %w", name, err)
 	}
 	return nil
+}
+
+// withCount runs f on the number of pending deliveries under spool.lock and
+// stores the number f returns. The number lives in spool.lock itself, so that
+// exec need not read a directory of up to `limit` names for every delivery.
+// It is recounted from the directory when it is missing or unreadable, when
+// recount is set (a sender starting), and before the spool is called full:
+// a number left too high by a crash heals at once; one left too low (an exec
+// killed between its rename and its count) heals when the next sender starts.
+func (s Spool) withCount(recount bool, f func(n int) (int, error)) error {
+	lf, err := openLock(s.addLock(), s.Dir)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := flock(lf, lockExclusive); err != nil {
+		return fmt.Errorf("lock %s: %w", s.addLock(), err)
+	}
+	n, ok := readCount(lf)
+	if !ok || recount || n >= s.limit() {
+		if n, err = s.count(); err != nil {
+			return err
+		}
+		ok = false
+	}
+	m, ferr := f(n)
+	if m != n || !ok {
+		if err := writeCount(lf, m); err != nil {
+			return fmt.Errorf("update %s: %w", s.addLock(), err)
+		}
+	}
+	return ferr
+}
+
+// countWidth is the fixed width of the number in spool.lock.
+const countWidth = 20
+
+func readCount(f *os.File) (int, bool) {
+	var b [countWidth + 2]byte
+	k, _ := f.ReadAt(b[:], 0)
+	if k != countWidth+1 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b[:k])))
+	return n, err == nil && n >= 0
+}
+
+func writeCount(f *os.File, n int) error {
+	if _, err := f.WriteAt(fmt.Appendf(nil, "%0*d\n", countWidth, n), 0); err != nil {
+		return err
+	}
+	return f.Truncate(countWidth + 1)
 }
 
 // count is how many deliveries are pending: one directory read, no stat.
@@ -216,10 +269,23 @@ func (s Spool) Read(e Entry) (Delivery, error) {
 // Remove takes a delivery off the spool: it was delivered or given up.
 func (s Spool) Remove(e Entry) error {
 	err := os.Remove(filepath.Join(s.queue(), e.Name))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
 		return fmt.Errorf("remove delivery %s: %w", e.Name, err)
 	}
-	return nil
+	return s.left()
+}
+
+// left takes one delivery off the count.
+func (s Spool) left() error {
+	return s.withCount(false, func(n int) (int, error) { return max(n-1, 0), nil })
+}
+
+// Recount sets the count from the directory; a sender does it as it starts.
+func (s Spool) Recount() error {
+	return s.withCount(true, func(n int) (int, error) { return n, nil })
 }
 
 // MoveAside moves a corrupt file to corrupt/, where a person can look at it;
@@ -235,9 +301,9 @@ func (s Spool) MoveAside(e Entry) (string, error) {
 		if rmErr := os.Remove(from); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 			return "", fmt.Errorf("move %s aside: %v; remove it: %w", e.Name, err, rmErr)
 		}
-		return "", fmt.Errorf("move %s aside: %w; removed it instead", e.Name, err)
+		return "", errors.Join(fmt.Errorf("move %s aside: %w; removed it instead", e.Name, err), s.left())
 	}
-	return to, nil
+	return to, s.left()
 }
 
 // Corrupt counts the files moved aside.
