@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +44,9 @@ type Source struct {
 
 // NewSource returns the outbound source of a config.
 func NewSource(home string, cfg *config.Config, version string) *Source {
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs // the sender runs elsewhere: a relative home would not be the same place
+	}
 	return &Source{
 		Home:    home,
 		Spool:   Spool{Dir: DirOf(home), Limit: cfg.SpoolLimit()},
@@ -95,11 +99,13 @@ func (h *Hook) Run(_ context.Context, call runner.Call) runner.Result {
 	if err != nil {
 		res.Status = runner.StatusError
 		res.Warnings = append(res.Warnings, h.dropped(event, d, err))
-		res.Duration = time.Since(start)
-		return res
 	}
-	if w := h.src.kick(call.Env); w != "" {
-		res.Warnings = append(res.Warnings, w)
+	// A full spool needs a sender most of all: the one that filled it may
+	// have died.
+	if err == nil || errors.Is(err, ErrFull) {
+		if w := h.src.kick(call.Env); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 	res.Duration = time.Since(start)
 	return res

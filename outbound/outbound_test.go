@@ -560,3 +560,18 @@ func TestSpoolCount(t *testing.T) {
 		t.Errorf("after Recount: %v, want ErrFull", err)
 	}
 }
+
+func TestAFullSpoolStillStartsASender(t *testing.T) {
+	src := newSource(t, target("ci", "https://example.com/x", "on_session_end"))
+	src.Spool.Limit = 1
+	ev, _ := protocol.Lookup("on_session_end")
+	var starts atomic.Int32
+	src.StartSender = func([]string) error { starts.Add(1); return nil }
+	d := runner.Dispatcher{Sources: []runner.Source{src}}
+	for range 2 {
+		d.Fire(context.Background(), runner.Call{Event: ev, Kwargs: protocol.Kwargs{}, Cwd: "/"})
+	}
+	if starts.Load() != 2 {
+		t.Errorf("a sender was asked for %d times, want 2: the sender that filled the spool may be dead", starts.Load())
+	}
+}
