@@ -23,7 +23,7 @@ import (
 type OutboundCmd struct {
 	Drain  OutboundDrainCmd  `cmd:"" help:"Deliver every spooled webhook now, in the foreground, and report each delivery. Exit 1 when one was given up."`
 	Status OutboundStatusCmd `cmd:"" help:"Show the spool: pending deliveries per target, the oldest one's age, the last failure, and whether the background sender runs."`
-	Test   OutboundTestCmd   `cmd:"" help:"Send one signed test event to a target now (no spool, no retry) and show the response. Exit 1 unless it answers 2xx."`
+	Test   OutboundTestCmd   `cmd:"" help:"Send one test event to a target now, signed when it has a secret (no spool, no retry), and show the response. Exit 1 unless it answers 2xx."`
 	Send   OutboundSendCmd   `cmd:"" hidden:"" help:"The background sender that exec starts: deliver the spool, then exit."`
 }
 
@@ -408,6 +408,9 @@ func findTarget(targets []config.OutboundTarget, name string) (config.OutboundTa
 	return config.OutboundTarget{}, false
 }
 
+// senderNice is the background sender's scheduling priority.
+const senderNice = 10
+
 // OutboundSendCmd is the hidden `noora-hooks outbound send`: the background
 // sender. exec starts it detached with the sender lock already held on fd 3.
 type OutboundSendCmd struct {
@@ -441,6 +444,10 @@ func (c *OutboundSendCmd) Run(g *Globals, env *Env) error {
 		}
 	}
 	lock.WritePID(os.Getpid())
+	// Background work yields to the hot path: on a busy machine the sender
+	// must not slow the agent's tool calls. PRIO_PGRP reaches every thread
+	// of our group (on Linux a thread's nice is its own), and we lead it.
+	_ = syscall.Setpriority(syscall.PRIO_PGRP, 0, senderNice)
 	logf("sender %d: started", os.Getpid())
 	ctx, stop := signalContext()
 	defer stop()

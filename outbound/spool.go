@@ -165,7 +165,7 @@ func (s Spool) withCount(recount bool, f func(n int) (int, error)) error {
 	}
 	m, ferr := f(n)
 	if m != n || !ok {
-		if err := writeCount(lf, m); err != nil {
+		if err := writeCount(lf, m, !ok); err != nil {
 			return fmt.Errorf("update %s: %w", s.addLock(), err)
 		}
 	}
@@ -185,8 +185,10 @@ func readCount(f *os.File) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-func writeCount(f *os.File, n int) error {
-	if _, err := f.WriteAt(fmt.Appendf(nil, "%0*d\n", countWidth, n), 0); err != nil {
+// writeCount stores n; trim cuts whatever followed a number that did not
+// read well (an intact one always has the same width).
+func writeCount(f *os.File, n int, trim bool) error {
+	if _, err := f.WriteAt(fmt.Appendf(nil, "%0*d\n", countWidth, n), 0); err != nil || !trim {
 		return err
 	}
 	return f.Truncate(countWidth + 1)
