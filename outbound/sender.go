@@ -2,6 +2,7 @@ package outbound
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 	"time"
 )
@@ -221,10 +221,15 @@ func (s *Sender) Run(ctx context.Context, lock *SenderLock, wait bool) error {
 // deliverAll delivers what is pending, one worker per target, new
 // deliveries included, until the spool has been empty for Idle.
 func (s *Sender) deliverAll(ctx context.Context) error {
+	type finished struct {
+		key string
+		err error
+	}
 	active := map[string]bool{}
-	done := make(chan string, maxTargets) // never blocks a worker, even after we returned
+	done := make(chan finished, maxTargets) // never blocks a worker, even after we returned
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	var fatal error
 	var idleSince time.Time
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
@@ -252,8 +257,7 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				s.deliverTarget(ctx, groups[key])
-				done <- key
+				done <- finished{key, s.deliverTarget(ctx, groups[key])}
 			}()
 		}
 		if len(active) == 0 {
@@ -267,24 +271,30 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 			idleSince = time.Time{}
 		}
 		select {
-		case key := <-done:
-			delete(active, key)
+		case f := <-done:
+			delete(active, f.key)
+			fatal = cmp.Or(fatal, f.err)
 		case <-tick.C:
 		case <-ctx.Done():
+		}
+		if fatal != nil || ctx.Err() != nil {
 			for len(active) > 0 {
-				delete(active, <-done)
+				f := <-done
+				delete(active, f.key)
+				fatal = cmp.Or(fatal, f.err)
 			}
-			return nil
+			return fatal
 		}
 	}
 }
 
 // deliverTarget delivers the entries of one target in spool order. A
-// corrupt file is moved aside and the next one goes.
-func (s *Sender) deliverTarget(ctx context.Context, entries []Entry) {
+// corrupt file is moved aside and the next one goes. An error means the
+// spool cannot be changed: the sender must stop.
+func (s *Sender) deliverTarget(ctx context.Context, entries []Entry) error {
 	for _, e := range entries {
 		if ctx.Err() != nil {
-			return
+			return nil
 		}
 		d, err := s.Spool.Read(e)
 		if errors.Is(err, os.ErrNotExist) {
@@ -292,23 +302,33 @@ func (s *Sender) deliverTarget(ctx context.Context, entries []Entry) {
 		}
 		if err != nil {
 			res := Result{Entry: e, Status: Corrupt, Err: err.Error()}
-			if aside, mvErr := s.Spool.MoveAside(e); mvErr != nil {
+			aside, mvErr := s.Spool.MoveAside(e)
+			res.Aside = aside
+			if mvErr != nil {
 				res.Err += "; " + mvErr.Error()
-			} else {
-				res.Aside = aside
 			}
 			s.report(res)
+			if mvErr != nil && !errors.Is(mvErr, ErrRemovedInstead) {
+				return mvErr // still in the spool: it would come back for ever
+			}
 			continue
 		}
 		res, finished := s.deliver(ctx, e, d)
 		if !finished {
-			return // ctx ended mid-delivery: it stays for the next sender
+			return nil // ctx ended mid-delivery: it stays for the next sender
 		}
 		if err := s.Spool.Remove(e); err != nil {
-			res.Err = strings.TrimPrefix(res.Err+"; ", "; ") + err.Error()
+			// It would be sent again and again: stop instead.
+			if res.Err != "" {
+				res.Err += "; "
+			}
+			res.Err += err.Error()
+			s.report(res)
+			return err
 		}
 		s.report(res)
 	}
+	return nil
 }
 
 // deliver applies SPEC §7: 2xx done; 3xx and 4xx given up at once; 5xx,

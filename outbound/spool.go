@@ -290,8 +290,14 @@ func (s Spool) Recount() error {
 	return s.withCount(true, func(n int) (int, error) { return n, nil })
 }
 
-// MoveAside moves a corrupt file to corrupt/, where a person can look at it;
-// when even that fails it is removed, so that it cannot block its target.
+// ErrRemovedInstead says a corrupt file could not be moved aside and was
+// deleted: it is out of the spool all the same.
+var ErrRemovedInstead = errors.New("removed it instead")
+
+// MoveAside moves a corrupt file to corrupt/, where a person can look at it,
+// and returns where it went. When even that fails it is removed
+// (ErrRemovedInstead), so that it cannot come back for ever; any other
+// error means it is still in the spool.
 func (s Spool) MoveAside(e Entry) (string, error) {
 	from := filepath.Join(s.queue(), e.Name)
 	to := filepath.Join(s.corruptDir(), e.Name)
@@ -303,7 +309,7 @@ func (s Spool) MoveAside(e Entry) (string, error) {
 		if rmErr := os.Remove(from); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 			return "", fmt.Errorf("move %s aside: %v; remove it: %w", e.Name, err, rmErr)
 		}
-		return "", errors.Join(fmt.Errorf("move %s aside: %w; removed it instead", e.Name, err), s.left())
+		return "", errors.Join(fmt.Errorf("move %s aside: %v; %w", e.Name, err, ErrRemovedInstead), s.left())
 	}
 	return to, s.left()
 }
