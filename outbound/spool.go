@@ -102,25 +102,15 @@ func parseEntry(name string) Entry {
 }
 
 // Add writes d to the spool, unless the spool already holds its limit
-// (ErrFull) or d is too large (ErrTooLarge). The count and the write happen
-// under spool.lock, so concurrent execs never overshoot the bound (a file
-// written outside the lock would be invisible to a recount).
+// (ErrFull) or d is too large (ErrTooLarge). The file is written under a
+// temporary name first, outside any lock, so that the deliveries of one
+// event (and of concurrent execs) are written side by side; it enters the
+// spool by a rename under spool.lock, together with the count, so the bound
+// is never overshot and a recount always agrees with the count.
 func (s Spool) Add(d Delivery) error {
 	if len(d.Body) > MaxBody {
 		return ErrTooLarge
 	}
-	return s.withCount(false, func(n int) (int, error) {
-		if n >= s.limit() {
-			return n, ErrFull
-		}
-		if err := s.write(d); err != nil {
-			return n, err
-		}
-		return n + 1, nil
-	})
-}
-
-func (s Spool) write(d Delivery) error {
 	name := entryName(d)
 	tmp := filepath.Join(s.queue(), ".tmp-"+name)
 	err := os.WriteFile(tmp, d.Encode(), 0o600)
@@ -133,11 +123,19 @@ func (s Spool) write(d Delivery) error {
 		os.Remove(tmp)
 		return fmt.Errorf("write delivery %s: %w", tmp, err)
 	}
-	if err := os.Rename(tmp, filepath.Join(s.queue(), name)); err != nil {
+	err = s.withCount(false, func(n int) (int, error) {
+		if n >= s.limit() {
+			return n, ErrFull
+		}
+		if err := os.Rename(tmp, filepath.Join(s.queue(), name)); err != nil {
+			return n, fmt.Errorf("write delivery %s: %w", name, err)
+		}
+		return n + 1, nil
+	})
+	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("write delivery %s: %w", name, err)
 	}
-	return nil
+	return err
 }
 
 // withCount runs f on the number of pending deliveries under spool.lock and
