@@ -221,23 +221,36 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 			targets = append(targets, byKey[k])
 		}
 	}
-	for _, e := range entries {
-		ts := byKey[e.Key]
+	count := func(key, name, url string, created time.Time) {
+		ts := byKey[key]
 		if ts == nil {
-			ts = &targetStatus{}
-			if d, err := sp.Read(e); err == nil {
-				ts.Name, ts.URL = d.Target, d.URL
-			} else {
-				ts.Name = "(unreadable: " + e.Name + ")"
-			}
-			byKey[e.Key] = ts
+			ts = &targetStatus{Name: name, URL: url}
+			byKey[key] = ts
 			targets = append(targets, ts)
 		}
 		ts.Pending++
-		if ts.Oldest == nil && e.Key != "" {
-			created := e.Created.UTC()
+		if ts.Oldest == nil && !created.IsZero() {
+			created = created.UTC()
 			age := now.Sub(created).Seconds()
 			ts.Oldest, ts.OldestAgeS = &created, &age
+		}
+	}
+	pending := 0
+	for _, e := range entries {
+		pending += e.Count
+		if !e.Event && byKey[e.Key] != nil {
+			count(e.Key, "", "", e.Created) // its name says which target
+			continue
+		}
+		// An event file holds several targets' deliveries; a target no
+		// longer configured is named only inside.
+		ds, err := sp.Contents(e)
+		if err != nil {
+			count("unreadable "+e.Name, "(unreadable: "+e.Name+")", "", time.Time{})
+			continue
+		}
+		for _, d := range ds {
+			count(outbound.Key(d.URL), d.Target, d.URL, e.Created)
 		}
 	}
 	failures := sp.Failures()
@@ -262,11 +275,11 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 			SenderPID *int            `json:"sender_pid"`
 			Corrupt   int             `json:"corrupt"`
 			Targets   []*targetStatus `json:"targets"`
-		}{sp.Dir, eng.Config.SpoolLimit(), len(entries), senderPID, sp.Corrupt(), targets})
+		}{sp.Dir, eng.Config.SpoolLimit(), pending, senderPID, sp.Corrupt(), targets})
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "spool: %s: %d of %d deliveries pending\n", sp.Dir, len(entries), eng.Config.SpoolLimit())
+	fmt.Fprintf(env.Stdout, "spool: %s: %d of %d deliveries pending\n", sp.Dir, pending, eng.Config.SpoolLimit())
 	if pid > 0 {
 		fmt.Fprintf(env.Stdout, "sender: running (pid %d)\n", pid)
 	} else {

@@ -62,10 +62,12 @@ func (s *Source) Hooks(call runner.Call) []runner.Hook {
 		return nil
 	}
 	tool, ok := protocol.ToolName(call.Kwargs)
+	f := &firing{src: s}
 	var out []runner.Hook
 	for _, t := range s.Targets {
 		if t.Wants(call.Event, tool, ok) {
-			out = append(out, &Hook{Target: t, src: s})
+			out = append(out, &Hook{Target: t, firing: f, index: len(f.targets)})
+			f.targets = append(f.targets, t)
 		}
 	}
 	return out
@@ -74,7 +76,18 @@ func (s *Source) Hooks(call runner.Call) []runner.Hook {
 // Hook spools one event for one target.
 type Hook struct {
 	Target config.OutboundTarget
-	src    *Source
+	firing *firing
+	index  int // in firing.targets
+}
+
+// firing spools the deliveries of one call to all its targets at once, into
+// one event file (see event.go): whichever of its hooks runs first does it,
+// and each hook reports its own target's part.
+type firing struct {
+	src     *Source
+	targets []config.OutboundTarget
+	once    sync.Once
+	results []runner.Result
 }
 
 // Describe implements runner.Hook.
@@ -86,36 +99,57 @@ func (h *Hook) Describe() runner.HookInfo {
 // status is ok when the delivery is in the spool, error when it was dropped.
 func (h *Hook) Run(_ context.Context, call runner.Call) runner.Result {
 	start := time.Now()
-	res := runner.Result{HookInfo: h.Describe(), Status: runner.StatusOK}
-	secret, signed, warning := h.Target.SigningKey(Getenv(call.Env))
-	if warning != "" {
-		res.Warnings = append(res.Warnings, warning)
-	}
-	event := call.Event.Name
-	d, err := NewDelivery(h.Target, event, call.Kwargs, call.Cwd, secret, signed, h.src.Version, h.src.Now())
-	if err == nil {
-		err = h.src.Spool.Add(d)
-	}
-	if err != nil {
-		res.Status = runner.StatusError
-		res.Warnings = append(res.Warnings, h.dropped(event, d, err))
-	}
-	// A full spool needs a sender most of all: the one that filled it may
-	// have died.
-	if err == nil || errors.Is(err, ErrFull) {
-		if w := h.src.kick(call.Env); w != "" {
-			res.Warnings = append(res.Warnings, w)
-		}
-	}
+	h.firing.once.Do(func() { h.firing.spool(call) })
+	res := h.firing.results[h.index]
 	res.Duration = time.Since(start)
 	return res
 }
 
-func (h *Hook) dropped(event string, d Delivery, err error) string {
-	what := fmt.Sprintf("outbound target %q: the %s delivery was dropped: ", h.Target.Name, event)
+func (f *firing) spool(call runner.Call) {
+	s := f.src
+	getenv := Getenv(call.Env)
+	now := s.Now()
+	f.results = make([]runner.Result, len(f.targets))
+	var ds []Delivery
+	var which []int // f.targets index of each of ds
+	for i, t := range f.targets {
+		res := &f.results[i]
+		*res = runner.Result{HookInfo: runner.HookInfo{Source: "outbound", Name: t.Name}, Status: runner.StatusOK}
+		secret, signed, warning := t.SigningKey(getenv)
+		if warning != "" {
+			res.Warnings = append(res.Warnings, warning)
+		}
+		d, err := NewDelivery(t, call.Event.Name, call.Kwargs, call.Cwd, secret, signed, s.Version, now)
+		if err != nil {
+			res.Status = runner.StatusError
+			res.Warnings = append(res.Warnings, dropped(t, call.Event.Name, d, s.Spool, err))
+			continue
+		}
+		ds, which = append(ds, d), append(which, i)
+	}
+	kick := false
+	for j, err := range s.Spool.AddAll(ds) {
+		i := which[j]
+		if err != nil {
+			f.results[i].Status = runner.StatusError
+			f.results[i].Warnings = append(f.results[i].Warnings, dropped(f.targets[i], call.Event.Name, ds[j], s.Spool, err))
+		}
+		// A full spool needs a sender most of all: the one that filled it
+		// may have died.
+		kick = kick || err == nil || errors.Is(err, ErrFull)
+	}
+	if kick {
+		if w := s.kick(call.Env); w != "" {
+			f.results[0].Warnings = append(f.results[0].Warnings, w)
+		}
+	}
+}
+
+func dropped(t config.OutboundTarget, event string, d Delivery, sp Spool, err error) string {
+	what := fmt.Sprintf("outbound target %q: the %s delivery was dropped: ", t.Name, event)
 	switch {
 	case errors.Is(err, ErrFull):
-		return what + fmt.Sprintf("the spool already holds %d deliveries (outbound_spool_limit); see \"noora-hooks outbound status\", or deliver them with \"noora-hooks outbound drain\"", h.src.Spool.limit())
+		return what + fmt.Sprintf("the spool already holds %d deliveries (outbound_spool_limit); see \"noora-hooks outbound status\", or deliver them with \"noora-hooks outbound drain\"", sp.limit())
 	case errors.Is(err, ErrTooLarge):
 		return what + fmt.Sprintf("its body is %d MiB, over the %d MiB limit", len(d.Body)>>20, MaxBody>>20)
 	}

@@ -575,3 +575,145 @@ func TestAFullSpoolStillStartsASender(t *testing.T) {
 		t.Errorf("a sender was asked for %d times, want 2: the sender that filled the spool may be dead", starts.Load())
 	}
 }
+
+// storedCount is the count kept in spool.lock.
+func storedCount(t *testing.T, sp Spool) int {
+	t.Helper()
+	f, err := os.Open(sp.addLock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	n, ok := readCount(f)
+	if !ok {
+		t.Fatal("spool.lock holds no count")
+	}
+	return n
+}
+
+func TestEventFiles(t *testing.T) {
+	t.Run("An event with several targets makes one file, delivered in order per target", func(t *testing.T) {
+		a, b := newReceiver(t), newReceiver(t)
+		src := newSource(t, target("a", a.URL, "subagent_stop", "on_session_end"), target("b", b.URL, "subagent_stop"))
+		for i, event := range []string{"subagent_stop", "on_session_end", "subagent_stop"} {
+			fire(t, src, event, protocol.Kwargs{{Key: "n", Value: protocol.Raw(i)}})
+		}
+		pending, _ := src.Spool.Pending()
+		var kinds []string
+		for _, e := range pending {
+			kinds = append(kinds, fmt.Sprintf("event=%v count=%d", e.Event, e.Count))
+		}
+		if want := []string{"event=true count=2", "event=false count=1", "event=true count=2"}; !slices.Equal(kinds, want) {
+			t.Fatalf("spool files %v, want %v", kinds, want)
+		}
+		if n := storedCount(t, src.Spool); n != 5 {
+			t.Errorf("count %d, want 5", n)
+		}
+		if ds, err := src.Spool.Contents(pending[0]); err != nil || len(ds) != 2 || ds[0].Target != "a" || ds[1].Target != "b" {
+			t.Errorf("contents of the event file: %v %+v", err, ds)
+		}
+		if got := drain(t, src.Spool); len(got) != 5 {
+			t.Fatalf("%d results, want 5", len(got))
+		}
+		order := func(r *receiver) (out []string) {
+			for _, q := range r.requests() {
+				out = append(out, gjson.GetBytes(q.body, "extra.n").String())
+			}
+			return out
+		}
+		if got := order(a); !slices.Equal(got, []string{"0", "1", "2"}) {
+			t.Errorf("a got %v, want 0 1 2", got)
+		}
+		if got := order(b); !slices.Equal(got, []string{"0", "2"}) {
+			t.Errorf("b got %v, want 0 2", got)
+		}
+		if n := storedCount(t, src.Spool); n != 0 {
+			t.Errorf("count %d after the drain, want 0", n)
+		}
+	})
+	t.Run("Without room for all, the deliveries that fit are kept", func(t *testing.T) {
+		src := newSource(t, target("a", "https://a.example", "on_session_end"), target("b", "https://b.example", "on_session_end"), target("c", "https://c.example", "on_session_end"))
+		src.Spool.Limit = 4
+		fire(t, src, "on_session_end", protocol.Kwargs{}) // 3: one event file
+		results := fire(t, src, "on_session_end", protocol.Kwargs{})
+		var statuses []runner.Status
+		for _, r := range results {
+			statuses = append(statuses, r.Status)
+		}
+		if want := []runner.Status{runner.StatusOK, runner.StatusError, runner.StatusError}; !slices.Equal(statuses, want) {
+			t.Errorf("statuses %v, want %v", statuses, want)
+		}
+		if !strings.Contains(results[1].Warnings[0], `outbound target "b": the on_session_end delivery was dropped: the spool already holds 4`) {
+			t.Errorf("warning %q", results[1].Warnings)
+		}
+		if n := storedCount(t, src.Spool); n != 4 {
+			t.Errorf("count %d, want 4", n)
+		}
+	})
+	t.Run("Splitting again after a crash halfway makes the same files", func(t *testing.T) {
+		src := newSource(t, target("a", "https://a.example", "on_session_end"), target("b", "https://b.example", "on_session_end"))
+		fire(t, src, "on_session_end", protocol.Kwargs{})
+		pending, _ := src.Spool.Pending()
+		ds, err := src.Spool.Contents(pending[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The crash left the first delivery split out, and the event file.
+		if err := os.WriteFile(filepath.Join(src.Spool.queue(), entryName(ds[0])), ds[0].Encode(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := src.Spool.Split(pending[0]); err != nil {
+			t.Fatal(err)
+		}
+		pending, _ = src.Spool.Pending()
+		if len(pending) != 2 || pending[0].Event || pending[1].Event {
+			t.Errorf("after the split: %+v, want the 2 deliveries", pending)
+		}
+		if n := storedCount(t, src.Spool); n != 2 {
+			t.Errorf("count %d, want 2", n)
+		}
+	})
+	t.Run("A corrupt event file is moved aside and leaves the count", func(t *testing.T) {
+		sp := Spool{Dir: t.TempDir()}
+		name := eventName(time.Now(), 3, strings.Repeat("c", 32))
+		if err := os.MkdirAll(sp.queue(), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(sp.queue(), name), []byte(`{"v":1,"sizes":[1,1,1]}`+"\nabc"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		got := drain(t, sp)
+		if len(got) != 1 || got[0].Status != Corrupt || sp.Corrupt() != 1 {
+			t.Fatalf("results %+v, want one corrupt file moved aside", got)
+		}
+		if n := storedCount(t, sp); n != 0 {
+			t.Errorf("count %d, want 0", n)
+		}
+	})
+}
+
+// FuzzDecodeEvent checks that any event file decodes without a panic, to
+// deliveries that encode back to the same file.
+func FuzzDecodeEvent(f *testing.F) {
+	tg := target("t", "https://example.com/x", "on_session_end")
+	var ds []Delivery
+	for range 2 {
+		d, _ := NewDelivery(tg, "on_session_end", protocol.Kwargs{}, "/", "k", true, "v", time.Unix(1, 0))
+		ds = append(ds, d)
+	}
+	a, b := ds[0].Encode(), ds[1].Encode()
+	f.Add(append([]byte(fmt.Sprintf(`{"v":1,"sizes":[%d,%d]}`+"\n", len(a), len(b))), append(a, b...)...), 2)
+	f.Add([]byte(`{"v":1,"sizes":[-1,99999999999]}`+"\n"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		ds, err := decodeEvent(data, n)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v is not ErrCorrupt", err)
+			}
+			return
+		}
+		if len(ds) != n {
+			t.Fatalf("%d deliveries, the name says %d", len(ds), n)
+		}
+	})
+}

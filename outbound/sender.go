@@ -236,7 +236,20 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 	for {
 		entries, err := s.Spool.Pending()
 		if err != nil {
-			return err
+			fatal = err
+			entries = nil
+		}
+		// Event files become one file per delivery first, so that each
+		// target's deliveries are all in view, in order.
+		split := false
+		for _, e := range entries {
+			if e.Event && fatal == nil {
+				split = true
+				fatal = s.split(e)
+			}
+		}
+		if split && fatal == nil {
+			continue
 		}
 		groups := map[string][]Entry{}
 		var order []string
@@ -250,7 +263,7 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 			groups[e.Key] = append(groups[e.Key], e)
 		}
 		for _, key := range order {
-			if len(active) >= maxTargets {
+			if len(active) >= maxTargets || fatal != nil {
 				break
 			}
 			active[key] = true
@@ -260,7 +273,7 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 				done <- finished{key, s.deliverTarget(ctx, groups[key])}
 			}()
 		}
-		if len(active) == 0 {
+		if len(active) == 0 && fatal == nil {
 			if idleSince.IsZero() {
 				idleSince = time.Now()
 			}
@@ -270,12 +283,14 @@ func (s *Sender) deliverAll(ctx context.Context) error {
 		} else {
 			idleSince = time.Time{}
 		}
-		select {
-		case f := <-done:
-			delete(active, f.key)
-			fatal = cmp.Or(fatal, f.err)
-		case <-tick.C:
-		case <-ctx.Done():
+		if fatal == nil {
+			select {
+			case f := <-done:
+				delete(active, f.key)
+				fatal = cmp.Or(fatal, f.err)
+			case <-tick.C:
+			case <-ctx.Done():
+			}
 		}
 		if fatal != nil || ctx.Err() != nil {
 			for len(active) > 0 {
@@ -301,15 +316,8 @@ func (s *Sender) deliverTarget(ctx context.Context, entries []Entry) error {
 			continue
 		}
 		if err != nil {
-			res := Result{Entry: e, Status: Corrupt, Err: err.Error()}
-			aside, mvErr := s.Spool.MoveAside(e)
-			res.Aside = aside
-			if mvErr != nil {
-				res.Err += "; " + mvErr.Error()
-			}
-			s.report(res)
-			if mvErr != nil && !errors.Is(mvErr, ErrRemovedInstead) {
-				return mvErr // still in the spool: it would come back for ever
+			if err := s.corrupt(e, err); err != nil {
+				return err
 			}
 			continue
 		}
@@ -327,6 +335,35 @@ func (s *Sender) deliverTarget(ctx context.Context, entries []Entry) error {
 			return err
 		}
 		s.report(res)
+	}
+	return nil
+}
+
+// split splits an event file; one that cannot be read is moved aside. An
+// error means the spool cannot be changed: the sender must stop.
+func (s *Sender) split(e Entry) error {
+	err := s.Spool.Split(e)
+	switch {
+	case err == nil, errors.Is(err, os.ErrNotExist):
+		return nil
+	case errors.Is(err, ErrCorrupt):
+		return s.corrupt(e, err)
+	}
+	return err
+}
+
+// corrupt moves a file that is no delivery aside and reports it. An error
+// means it is still in the spool, where it would come back for ever.
+func (s *Sender) corrupt(e Entry, why error) error {
+	res := Result{Entry: e, Status: Corrupt, Err: why.Error()}
+	aside, err := s.Spool.MoveAside(e)
+	res.Aside = aside
+	if err != nil {
+		res.Err += "; " + err.Error()
+	}
+	s.report(res)
+	if err != nil && !errors.Is(err, ErrRemovedInstead) {
+		return err
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 // §7). Its layout:
 //
 //	spool/<created>-<target key>-<delivery id>.delivery   one pending delivery
+//	spool/<created>-x<n>-<batch id>.event   the n deliveries of one event (event.go)
 //	spool.lock      held while a delivery is added (the bound is checked under it)
 //	sender.lock     held by the one sender for its whole life; holds its pid
 //	sender.log      what the background sender did
@@ -78,13 +79,19 @@ func entryName(d Delivery) string {
 // Entry is one pending spool file, known by its name alone.
 type Entry struct {
 	Name    string
-	Key     string // "" when the name is not one the spool writes
+	Key     string // "" when the name is not one the spool writes, or an event file
 	ID      string
 	Created time.Time
+	// Count is how many deliveries the file holds: 1, or n for an event file.
+	Count int
+	Event bool
 }
 
 func parseEntry(name string) Entry {
-	e := Entry{Name: name}
+	if strings.HasSuffix(name, eventSuffix) {
+		return parseEventEntry(name)
+	}
+	e := Entry{Name: name, Count: 1}
 	base, ok := strings.CutSuffix(name, suffix)
 	parts := strings.Split(base, "-")
 	if !ok || len(parts) != 3 || len(parts[0]) != 20 || len(parts[1]) != 16 || !isHexID(parts[2]) {
@@ -102,21 +109,24 @@ func parseEntry(name string) Entry {
 }
 
 // Add writes d to the spool, unless the spool already holds its limit
-// (ErrFull) or d is too large (ErrTooLarge). The file is written under a
-// temporary name first, outside any lock, so that the deliveries of one
-// event (and of concurrent execs) are written side by side; it enters the
-// spool by a rename under spool.lock, together with the count, so the bound
-// is never overshot and a recount always agrees with the count.
+// (ErrFull) or d is too large (ErrTooLarge).
 func (s Spool) Add(d Delivery) error {
 	if len(d.Body) > MaxBody {
 		return ErrTooLarge
 	}
-	name := entryName(d)
+	return s.put(entryName(d), d.Encode(), 1)
+}
+
+// put adds a file of k deliveries. It is written under a temporary name
+// first, outside any lock, so that concurrent execs write side by side; it
+// enters the spool by a rename under spool.lock, together with the count, so
+// the bound is never overshot and a recount always agrees with the count.
+func (s Spool) put(name string, data []byte, k int) error {
 	tmp := filepath.Join(s.queue(), ".tmp-"+name)
-	err := os.WriteFile(tmp, d.Encode(), 0o600)
+	err := os.WriteFile(tmp, data, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.MkdirAll(s.queue(), 0o700); err == nil {
-			err = os.WriteFile(tmp, d.Encode(), 0o600)
+			err = os.WriteFile(tmp, data, 0o600)
 		}
 	}
 	if err != nil {
@@ -124,13 +134,13 @@ func (s Spool) Add(d Delivery) error {
 		return fmt.Errorf("write delivery %s: %w", tmp, err)
 	}
 	err = s.withCount(false, func(n int) (int, error) {
-		if n >= s.limit() {
+		if n+k > s.limit() {
 			return n, ErrFull
 		}
 		if err := os.Rename(tmp, filepath.Join(s.queue(), name)); err != nil {
 			return n, fmt.Errorf("write delivery %s: %w", name, err)
 		}
-		return n + 1, nil
+		return n + k, nil
 	})
 	if err != nil {
 		os.Remove(tmp)
@@ -197,11 +207,16 @@ func (s Spool) count() (int, error) {
 	names, err := s.names()
 	n := 0
 	for _, name := range names {
-		if !strings.HasPrefix(name, ".") && strings.HasSuffix(name, suffix) {
-			n++
+		if spoolFile(name) {
+			n += parseEntry(name).Count
 		}
 	}
 	return n, err
+}
+
+// spoolFile tells pending files from temporary ones and strangers.
+func spoolFile(name string) bool {
+	return !strings.HasPrefix(name, ".") && (strings.HasSuffix(name, suffix) || strings.HasSuffix(name, eventSuffix))
 }
 
 func (s Spool) names() ([]string, error) {
@@ -229,10 +244,9 @@ func (s Spool) Pending() ([]Entry, error) {
 	}
 	var out []Entry
 	for _, name := range names {
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, suffix) {
-			continue
+		if spoolFile(name) {
+			out = append(out, parseEntry(name))
 		}
-		out = append(out, parseEntry(name))
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
 	return out, nil
@@ -241,8 +255,8 @@ func (s Spool) Pending() ([]Entry, error) {
 // Read reads and checks one pending delivery. A file that is not a valid
 // delivery, or whose name disagrees with its content, is ErrCorrupt.
 func (s Spool) Read(e Entry) (Delivery, error) {
-	if e.Key == "" {
-		return Delivery{}, fmt.Errorf("%w: the name %q is not one the spool writes", ErrCorrupt, e.Name)
+	if e.Key == "" || e.Event {
+		return Delivery{}, fmt.Errorf("%w: the name %q is not one of a delivery", ErrCorrupt, e.Name)
 	}
 	f, err := os.Open(filepath.Join(s.queue(), e.Name))
 	if err != nil {
@@ -275,12 +289,12 @@ func (s Spool) Remove(e Entry) error {
 	if err != nil {
 		return fmt.Errorf("remove delivery %s: %w", e.Name, err)
 	}
-	return s.left()
+	return s.left(1)
 }
 
-// left takes one delivery off the count.
-func (s Spool) left() error {
-	return s.withCount(false, func(n int) (int, error) { return max(n-1, 0), nil })
+// left takes k deliveries off the count.
+func (s Spool) left(k int) error {
+	return s.withCount(false, func(n int) (int, error) { return max(n-k, 0), nil })
 }
 
 // Recount sets the count from the directory; a sender does it as it starts.
@@ -307,9 +321,9 @@ func (s Spool) MoveAside(e Entry) (string, error) {
 		if rmErr := os.Remove(from); rmErr != nil && !errors.Is(rmErr, os.ErrNotExist) {
 			return "", fmt.Errorf("move %s aside: %v; remove it: %w", e.Name, err, rmErr)
 		}
-		return "", errors.Join(fmt.Errorf("move %s aside: %v; %w", e.Name, err, ErrRemovedInstead), s.left())
+		return "", errors.Join(fmt.Errorf("move %s aside: %v; %w", e.Name, err, ErrRemovedInstead), s.left(e.Count))
 	}
-	return to, s.left()
+	return to, s.left(e.Count)
 }
 
 // Corrupt counts the files moved aside.
