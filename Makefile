@@ -28,7 +28,7 @@ demo: build
 ## bench: the benchmarks that back the figures in docs/performance.md (a few minutes).
 bench:
 	$(GO) run ./bench
-	$(GO) test -run='^$$' -bench=. -benchtime=20x -count=1 ./plugins/ ./runner/
+	$(GO) test -run='^$$' -bench=. -benchtime=20x -count=1 ./plugins/ ./outbound/ ./runner/
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz:

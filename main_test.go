@@ -55,6 +55,8 @@ func TestScripts(t *testing.T) {
 			"await":   cmdAwait,
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
+			// outbound (main_outbound_test.go)
+			"sink": cmdSink, "envsubst": cmdEnvsubst, "killsender": cmdKillSender, "parallel": cmdParallel,
 		},
 	})
 }

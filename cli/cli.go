@@ -29,16 +29,17 @@ type Globals struct {
 type CLI struct {
 	Globals
 
-	Exec    ExecCmd    `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
-	List    ListCmd    `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
-	Test    TestCmd    `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
-	Approve ApproveCmd `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
-	Revoke  RevokeCmd  `cmd:"" help:"Remove every approval of a command, whatever its event."`
-	Doctor  DoctorCmd  `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
-	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
-	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
-	Import  ImportCmd  `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
-	Serve   ServeCmd   `cmd:"" help:"Answer events over HTTP on a unix socket (or loopback TCP), with the configuration kept warm and reloaded when it changes."`
+	Exec     ExecCmd     `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	List     ListCmd     `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
+	Test     TestCmd     `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
+	Approve  ApproveCmd  `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
+	Revoke   RevokeCmd   `cmd:"" help:"Remove every approval of a command, whatever its event."`
+	Doctor   DoctorCmd   `cmd:"" help:"Check every shell hook: program, approval, drift, and a trial run; exit 1 on any issue."`
+	Plugins  PluginsCmd  `cmd:"" help:"Plugins: list them, render their system prompt sections."`
+	Gateway  GatewayCmd  `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
+	Outbound OutboundCmd `cmd:"" help:"Outbound webhooks: deliver the spool now (drain), show it (status), or send a test event (test)."`
+	Import   ImportCmd   `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
+	Serve    ServeCmd    `cmd:"" help:"Answer events over HTTP on a unix socket (or loopback TCP), with the configuration kept warm and reloaded when it changes."`
 
 	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
 	Version    VersionCmd    `cmd:"" help:"Print the version."`

@@ -11,6 +11,7 @@ import (
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/outbound"
 	"github.com/noora-hooks/noora-hooks/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
@@ -108,6 +109,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
 	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects()})
+	d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 	return d
 }
 

@@ -46,6 +46,7 @@ type listed struct {
 // outbound targets, plugins, gateway hooks. Add yours with one line, e.g.
 // `{Key: "outbound", Collect: listOutbound},`.
 var listSections = []listSection{
+	{Key: "outbound", Collect: listOutbound},          // list_outbound.go
 	{Key: "plugins", Collect: listPlugins},            // list_plugins.go
 	{Key: "gateway_hooks", Collect: listGatewayHooks}, // list_plugins.go
 }

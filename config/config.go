@@ -46,6 +46,10 @@ type Config struct {
 	Concurrency int
 	// Plugins is the `plugins:` section (config/plugins.go).
 	Plugins PluginSettings
+	// Outbound are the hooks.outbound webhook targets, in config order (SPEC §7).
+	Outbound []OutboundTarget
+	// OutboundSpoolLimit is outbound_spool_limit; 0 means the default (see SpoolLimit).
+	OutboundSpoolLimit int
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
 	// Root is the document, for sections parsed elsewhere in this package.
@@ -194,6 +198,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.Concurrency = c.parseConcurrency(val)
 		case "plugins":
 			c.Plugins = c.parsePlugins(val)
+		case "outbound_spool_limit":
+			c.OutboundSpoolLimit = c.parseSpoolLimit(val)
 		}
 	}
 	// Warnings read top to bottom, like the file.
@@ -227,7 +233,8 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 		k, list := hooks.Content[i], hooks.Content[i+1]
 		event := k.Value
 		if event == "outbound" {
-			continue // SPEC §7: targets, not an event
+			c.parseOutbound(list) // SPEC §7: targets, not an event
+			continue
 		}
 		if _, ok := protocol.Lookup(event); !ok {
 			c.warn(k, "hooks: unknown event %q skipped; %s", event, Suggest(event))

@@ -265,58 +265,10 @@ func (l *LineReader) ReadLine() (line []byte, cut bool, err error) {
 }
 
 // Detach starts c in a session of its own and returns without waiting: the
-// child outlives noora-hooks (`gateway emit --background`). c.Stdin is given
-// through an unlinked temporary file, so the caller never waits for the child
-// to read it; stdout and stderr are appended to logPath, or discarded when it
-// is empty. c.Timeout does not apply: the child must bound its own work.
+// child outlives noora-hooks (`gateway emit --background`). It is
+// StartDetached with c's stdin, and stdout and stderr appended to logPath, or
+// discarded when it is empty. c.Timeout does not apply: the child must bound
+// its own work.
 func Detach(c Command, logPath string) (pid int, err error) {
-	if len(c.Argv) == 0 || c.Argv[0] == "" {
-		return 0, fmt.Errorf("%w: empty command", ErrNotFound)
-	}
-	path, err := lookPath(c.Argv[0], c.Env)
-	if err != nil {
-		return 0, err
-	}
-	stdin, err := os.CreateTemp("", "noora-hooks-stdin-*")
-	if err != nil {
-		return 0, fmt.Errorf("detach %s: %w", c.Argv[0], err)
-	}
-	defer stdin.Close()
-	// Unlinked at once: the open descriptor keeps the data for the child only.
-	os.Remove(stdin.Name())
-	if _, err := stdin.Write(c.Stdin); err != nil {
-		return 0, fmt.Errorf("detach %s: write stdin: %w", c.Argv[0], err)
-	}
-	if _, err := stdin.Seek(0, io.SeekStart); err != nil {
-		return 0, fmt.Errorf("detach %s: %w", c.Argv[0], err)
-	}
-	var out *os.File
-	if logPath != "" {
-		out, err = os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
-	} else {
-		out, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("detach %s: %w", c.Argv[0], err)
-	}
-	defer out.Close()
-
-	cmd := exec.Command(path)
-	cmd.Args = c.Argv
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, out, out
-	// A session of its own is also a process group of its own, and no
-	// terminal hangup reaches it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, classifyStart(c.Argv[0], err)
-	}
-	pid = cmd.Process.Pid
-	// Reap it if we live longer than it does (serve); otherwise init will.
-	go func() { _ = cmd.Wait() }()
-	return pid, nil
+	return StartDetached(context.Background(), Detached{Argv: c.Argv, Dir: c.Dir, Env: c.Env, Stdin: c.Stdin, Log: logPath})
 }

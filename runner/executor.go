@@ -339,3 +339,86 @@ func (b *Bounded) Bytes() []byte { return b.buf }
 
 // Truncated reports whether more was written than kept.
 func (b *Bounded) Truncated() bool { return b.total > int64(len(b.buf)) }
+
+// Detached is a long-lived background process of noora-hooks that must outlive
+// the process that starts it, such as the outbound sender.
+type Detached struct {
+	Argv []string // Argv[0] is looked up in Env's PATH unless it holds a '/'
+	Dir  string
+	Env  []string
+	// Stdin is what the child reads, given through an unlinked temporary
+	// file so that the caller never waits for the child to read it; nil
+	// means the null device.
+	Stdin []byte
+	// Log receives stdout and stderr, appended; it is created with mode 0600.
+	// Empty discards them.
+	Log string
+	// ExtraFiles become fds 3, 4, ... in the child (a held lock, for instance).
+	ExtraFiles []*os.File
+}
+
+// StartDetached starts d and returns its pid without waiting for it. The child
+// gets the same hardening as Run's: explicit Env and Dir, stdin from
+// /dev/null, and a session of its own (so its own process group, and no
+// controlling terminal: a Ctrl-C meant for the caller does not reach it). When
+// ctx ends while we still live, the whole group gets TERM, then KILL. While we
+// live, the child is reaped when it exits.
+func StartDetached(ctx context.Context, d Detached) (int, error) {
+	if len(d.Argv) == 0 || d.Argv[0] == "" {
+		return 0, fmt.Errorf("%w: empty command", ErrNotFound)
+	}
+	path, err := lookPath(d.Argv[0], d.Env)
+	if err != nil {
+		return 0, err
+	}
+	logPath, flags, mode := d.Log, os.O_WRONLY|os.O_APPEND|os.O_CREATE, os.FileMode(0o600)
+	if logPath == "" {
+		logPath, flags, mode = os.DevNull, os.O_WRONLY, 0
+	}
+	log, err := os.OpenFile(logPath, flags, mode)
+	if err != nil {
+		return 0, fmt.Errorf("open log of %s: %w", d.Argv[0], err)
+	}
+	defer log.Close() // the child has its own copy
+	var stdin *os.File
+	if d.Stdin != nil {
+		if stdin, err = os.CreateTemp("", "noora-hooks-stdin-*"); err != nil {
+			return 0, fmt.Errorf("detach %s: %w", d.Argv[0], err)
+		}
+		defer stdin.Close()
+		// Unlinked at once: the open descriptor keeps the data for the child only.
+		os.Remove(stdin.Name())
+		if _, err := stdin.Write(d.Stdin); err != nil {
+			return 0, fmt.Errorf("detach %s: write stdin: %w", d.Argv[0], err)
+		}
+		if _, err := stdin.Seek(0, io.SeekStart); err != nil {
+			return 0, fmt.Errorf("detach %s: %w", d.Argv[0], err)
+		}
+	}
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Args = d.Argv
+	cmd.Dir = d.Dir
+	cmd.Env = d.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // explicit: never inherit by accident
+	}
+	if stdin != nil {
+		cmd.Stdin = stdin
+	} // else os/exec gives the null device
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.ExtraFiles = d.ExtraFiles
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = killGrace
+	if err := cmd.Start(); err != nil {
+		return 0, classifyStart(d.Argv[0], err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait() // reap it if we live longer than it does (serve)
+		close(exited)
+	}()
+	go escalate(ctx, pid, exited) // TERM came from Cancel; KILL follows
+	return pid, nil
+}
