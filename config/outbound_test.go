@@ -96,7 +96,8 @@ hooks:
       events: [nothing_like_an_event]
     - url: https://ci.example.com/noora-events
 `,
-			warnings: []string{`unknown event "nothing_like_an_event" dropped; valid events: `, `entry 1 (https://ci.example.com/noora-events): no valid event; skipped`, `entry 2 (https://ci.example.com/noora-events): no valid event; skipped`},
+			// Warnings read in file order: the entry (line 4) before its event (line 5).
+			warnings: []string{`entry 1 (https://ci.example.com/noora-events): no valid event; skipped`, `unknown event "nothing_like_an_event" dropped; valid events: `, `entry 2 (https://ci.example.com/noora-events): no valid event; skipped`},
 		},
 		{
 			name: "A url that is not http or https skips the entry",
