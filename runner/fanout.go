@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -32,12 +33,23 @@ type Fanout struct {
 
 // QueueStats is one hook's queue, as reports show it.
 type QueueStats struct {
-	Key       string `json:"key"`
-	Source    string `json:"source"`
-	Hook      string `json:"hook"`
-	Pending   int    `json:"pending"`
-	Delivered uint64 `json:"delivered"`
-	Dropped   uint64 `json:"dropped"`
+	Key    string `json:"key"`
+	Source string `json:"source"`
+	Hook   string `json:"hook"`
+	// Events are the events the queue has carried, in first-seen order: one,
+	// unless the hook chose a queue of its own across events (QueueKeyer).
+	Events    []string `json:"events"`
+	Pending   int      `json:"pending"`
+	Delivered uint64   `json:"delivered"`
+	Dropped   uint64   `json:"dropped"`
+}
+
+// QueueKeyer is a Hook that chooses its queue. A hook whose events must
+// reach it in the order they were fired, across events (a long-lived stream
+// hook: start, deltas, end), returns the same key for all of them; other
+// hooks get one queue per event (Key).
+type QueueKeyer interface {
+	QueueKey(event string) string
 }
 
 type job struct {
@@ -48,6 +60,7 @@ type job struct {
 type queue struct {
 	info      HookInfo
 	key       string
+	events    []string
 	buf       []job // ring buffer of capacity size
 	head, n   int
 	delivered uint64
@@ -83,7 +96,12 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 	}
 	for _, h := range hooks {
 		info := h.Describe()
-		key := Key(call.Event.Name, info)
+		var key string
+		if k, ok := h.(QueueKeyer); ok {
+			key = k.QueueKey(call.Event.Name)
+		} else {
+			key = Key(call.Event.Name, info)
+		}
 		q := f.queues[key]
 		if q == nil {
 			q = &queue{info: info, key: key, buf: make([]job, size), wake: make(chan struct{}, 1)}
@@ -91,6 +109,9 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 			f.order = append(f.order, key)
 			f.wg.Add(1)
 			go f.work(q)
+		}
+		if !slices.Contains(q.events, call.Event.Name) {
+			q.events = append(q.events, call.Event.Name)
 		}
 		if q.n == len(q.buf) { // full: the oldest event goes
 			q.buf[q.head] = job{}
@@ -158,7 +179,7 @@ func (f *Fanout) Stats() []QueueStats {
 	out := make([]QueueStats, 0, len(f.order))
 	for _, k := range f.order {
 		q := f.queues[k]
-		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Pending: q.n, Delivered: q.delivered, Dropped: q.dropped})
+		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Events: slices.Clone(q.events), Pending: q.n, Delivered: q.delivered, Dropped: q.dropped})
 	}
 	return out
 }

@@ -137,3 +137,35 @@ func BenchmarkFanoutEnqueue(b *testing.B) {
 	}
 	f.Close(time.Second)
 }
+
+// keyed is a recorder that shares one queue across events.
+type keyed struct{ *recorder }
+
+func (k keyed) QueueKey(string) string { return "one queue" }
+
+func TestAHookThatChoosesItsQueueGetsEveryEventInFiringOrder(t *testing.T) {
+	r := keyed{&recorder{name: "stream"}}
+	plain := &recorder{name: "plain"}
+	f := &Fanout{QueueSize: 1000}
+	events := []string{"on_stream_start", "on_stream_delta", "on_stream_delta", "on_stream_end"}
+	for i, ev := range events {
+		f.Enqueue(Call{Event: mustEvent(t, ev), Kwargs: protocol.Kwargs{{Key: "seq", Value: protocol.Raw(i)}}}, []Hook{r, plain})
+	}
+	stats := f.Close(10 * time.Second)
+	if got := r.got(); fmt.Sprint(got) != "[0 1 2 3]" {
+		t.Errorf("the keyed hook saw %v", got)
+	}
+	queues := map[string]QueueStats{}
+	for _, s := range stats {
+		queues[s.Key] = s
+	}
+	if len(queues) != 4 {
+		t.Fatalf("%d queues, want the keyed one and one per event for the plain hook: %+v", len(queues), stats)
+	}
+	if q := queues["one queue"]; fmt.Sprint(q.Events) != "[on_stream_start on_stream_delta on_stream_end]" || q.Delivered != 4 || q.Hook != "stream" {
+		t.Errorf("keyed queue %+v", q)
+	}
+	if q := queues[Key("on_stream_delta", plain.Describe())]; fmt.Sprint(q.Events) != "[on_stream_delta]" || q.Delivered != 2 {
+		t.Errorf("plain delta queue %+v", q)
+	}
+}
