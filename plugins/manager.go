@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/config"
@@ -61,7 +62,14 @@ type Manager struct {
 	problems []Problem
 	slots    []*slot // one per plugin, same order
 	warned   sync.Once
+	// closed: Close was called; no process starts any more (a streaming
+	// callback still queued in serve after a reload must not start one that
+	// nobody would stop).
+	closed atomic.Bool
 }
+
+// errClosed is a start asked of a Manager after Close.
+var errClosed = errors.New("its plugin manager was closed (the configuration was reloaded, or noora-hooks is stopping)")
 
 // slot holds the process of one plugin.
 type slot struct {
@@ -163,6 +171,9 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 		s.proc.Stop() // reap the dead one before its successor starts
 		s.proc = nil
 	}
+	if m.closed.Load() {
+		return started{err: errClosed}
+	}
 	if s.err != nil && m.opts.RetryAfter > 0 && time.Since(s.failedAt) < m.opts.RetryAfter {
 		return started{err: s.err}
 	}
@@ -236,6 +247,7 @@ func (m *Manager) Close() {
 	if m == nil {
 		return
 	}
+	m.closed.Store(true)
 	var wg sync.WaitGroup
 	for _, s := range m.slots {
 		wg.Add(1)

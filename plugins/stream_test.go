@@ -169,3 +169,25 @@ def register(ctx):
 		t.Errorf("pids %v, want two processes", pids)
 	}
 }
+
+func TestAClosedManagerStartsNoProcess(t *testing.T) {
+	needPython(t)
+	home := t.TempDir()
+	python(t, home, "late", `
+def on_delta(**kw):
+    pass
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+`)
+	m, _ := newManager(t, home, Options{})
+	call := streamCall(t, "on_stream_delta", 0)
+	hooks := m.Hooks(call) // queued in serve, then the config is reloaded
+	m.Close()
+	res := hooks[0].Run(context.Background(), call)
+	if res.Status != runner.StatusError || !strings.Contains(strings.Join(res.Warnings, ""), "its plugin manager was closed") {
+		t.Fatalf("%s %v", res.Status, res.Warnings)
+	}
+	if m.slots[0].proc != nil {
+		t.Error("a process was started after Close")
+	}
+}
