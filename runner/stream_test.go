@@ -331,3 +331,20 @@ func TestStreamHooksShareOneQueueAcrossEvents(t *testing.T) {
 }
 
 func groupAlive(pgid int) bool { return syscall.Kill(-pgid, 0) == nil }
+
+// BenchmarkStreamLine is what one line to a warm stream process costs the
+// worker that delivers it: the payload, and the write to the pipe.
+func BenchmarkStreamLine(b *testing.B) {
+	dir := b.TempDir()
+	hook := &StreamHook{Config: streamEntry("on_stream_delta", `sh -c 'cat >/dev/null'`), Streams: &Streams{}}
+	defer hook.Streams.Close(5 * time.Second)
+	c := streamCall(b, dir, "on_stream_delta", `{"session_id":"s","delta":"token","kind":"text","turn_id":"t1","iteration":1,"model":"m","provider":"p","surface":"cli"}`)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if res := hook.Run(context.Background(), c); res.Status != StatusOK {
+			b.Fatal(res.Warnings)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
