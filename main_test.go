@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"golden":  cmdGolden,
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
+			"awaitre": cmdAwaitMatch,
 		},
 	})
 }

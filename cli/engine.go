@@ -27,6 +27,9 @@ type Engine struct {
 	allow  *consent.Allowlist
 	// plugins is created on first use (engine_plugins.go).
 	plugins *plugins.Manager
+	// Streams keeps the processes of `stream: true` shell hooks across
+	// events; serve sets it, exec leaves it nil (a stream of one line).
+	Streams *runner.Streams
 }
 
 // LoadEngine resolves paths, reads the config (printing its warnings) and the
@@ -75,7 +78,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 		return d
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects()})
+	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
 	return d
 }
 

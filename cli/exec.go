@@ -25,10 +25,15 @@ type ExecCmd struct {
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
 	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
+	Detach      bool   `help:"Observer events only: print {\"event\": ...} at once and run the hooks in a detached process, which logs to <home>/logs/exec.log. For hosts that do not run serve and must not wait."`
+	Detached    bool   `hidden:"" help:"Set by --detach on the detached process it starts: print no answer, stamp log lines with the time."`
 }
 
 // Run fires the event and prints the combined answer (SPEC §8).
 func (c *ExecCmd) Run(g *Globals, env *Env) error {
+	if c.Detach && c.Dialect != "" {
+		return usageError("--detach cannot be used with --dialect: Claude Code and Cursor wait for the answer of the hook they call")
+	}
 	if c.Dialect != "" {
 		return c.bridge(g, env)
 	}
@@ -38,6 +43,13 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	event, ok := protocol.Lookup(c.Event)
 	if !ok {
 		return unknownEvent(c.Event)
+	}
+	if c.Detach {
+		return c.detach(g, env, event)
+	}
+	if c.Detached {
+		env = detachedEnv(env, "exec "+event.Name)
+		defer env.Stderr.(*stampWriter).Flush()
 	}
 	kw, err := readKwargs(c.PayloadFile, env.Stdin)
 	if err != nil {
@@ -51,6 +63,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	cwd, err := Cwd()
 	if err != nil {
 		return err
+	}
+	if eng.Filtered(event, kw) {
+		return printAnswer(env.Stdout, runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}, c.Trace)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -152,6 +152,9 @@ func printShellHooks(w io.Writer, eng *Engine, states []hookState) {
 			}
 		}
 		fmt.Fprintf(w, "      timeout:     %s\n", seconds(h.Timeout))
+		if h.Stream {
+			fmt.Fprintf(w, "      stream:      yes (one process per session reads every event of the stream)\n")
+		}
 		if h.Event == protocol.PreToolCall {
 			fmt.Fprintf(w, "      fail_closed: %s\n", yesNo(h.FailClosed))
 		}
@@ -204,6 +207,7 @@ type listedShellHook struct {
 	Command    string  `json:"command"`
 	Timeout    int     `json:"timeout"`
 	FailClosed bool    `json:"fail_closed"`
+	Stream     bool    `json:"stream"`
 	Approved   bool    `json:"approved"`
 	ApprovedAt *string `json:"approved_at"`
 	Script     string  `json:"script"`
@@ -218,7 +222,7 @@ type listedShellHook struct {
 func listedShellHookOf(s hookState) listedShellHook {
 	h := s.Hook
 	out := listedShellHook{
-		Event: h.Event, Command: h.Command, Timeout: int(h.Timeout.Seconds()), FailClosed: h.FailClosed,
+		Event: h.Event, Command: h.Command, Timeout: int(h.Timeout.Seconds()), FailClosed: h.FailClosed, Stream: h.Stream,
 		Approved: s.Approved, Script: s.Script, ScriptMtime: jsonTime(s.Mtime), Drift: s.Drift, Line: h.Line,
 	}
 	if h.Matcher != nil {
