@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 		"fakehook":    fakehook,
 		"ptyrun":      ptyrun,
 		"fakeplugin":  fakeplugin,
+		"envanswer":   envanswer,
 	})
 }
 
@@ -41,6 +42,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			e.Setenv("EXAMPLES", examples)
+			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0")) // -race binaries otherwise sleep 1 s at exit
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -52,6 +54,8 @@ func TestScripts(t *testing.T) {
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,
+
+			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 		},
 	})
 }

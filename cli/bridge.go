@@ -39,24 +39,19 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 		if err != nil {
 			return err
 		}
+		defer eng.Close()
 		cwd, err := Cwd()
 		if err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		report = eng.Dispatcher().Fire(ctx, runner.Call{
-			Event:  ev,
-			Kwargs: protocol.WithTelemetry(in.Kwargs),
-			Cwd:    cwd,
-			Home:   eng.Paths.Home,
-			Env:    env.Environ(),
-		})
+		report = eng.Fire(ctx, ev, in.Kwargs, cwd)
 		for _, w := range report.Warnings() {
 			env.Warnf("%s", w)
 		}
 		if c.Trace {
-			if err := printAnswer(env.Stderr, report, true); err != nil {
+			if _, err := env.Stderr.Write(report.AnswerJSON(true)); err != nil {
 				return err
 			}
 		}

@@ -38,6 +38,7 @@ type CLI struct {
 	Plugins PluginsCmd `cmd:"" help:"Plugins: list them, render their system prompt sections."`
 	Gateway GatewayCmd `cmd:"" help:"Gateway hooks: emit an event to them, list them."`
 	Import  ImportCmd  `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
+	Serve   ServeCmd   `cmd:"" help:"Answer events over HTTP on a unix socket (or loopback TCP), with the configuration kept warm and reloaded when it changes."`
 
 	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
 	Version    VersionCmd    `cmd:"" help:"Print the version."`

@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
@@ -24,12 +26,21 @@ type Engine struct {
 	Accept bool
 	Store  consent.Store
 	env    *Env
-	allow  *consent.Allowlist
+
+	// mu guards allow: serve fires events concurrently, and consent may
+	// record approvals while other events read them.
+	mu    sync.Mutex
+	allow *consent.Allowlist
 	// plugins is created on first use (engine_plugins.go).
 	plugins *plugins.Manager
 	// Streams keeps the processes of `stream: true` shell hooks across
 	// events; serve sets it, exec leaves it nil (a stream of one line).
 	Streams *runner.Streams
+
+	// dispatcher is built once, on first Fire, and kept: serve keeps an
+	// Engine per config generation, so its sources stay warm.
+	dispatchOnce sync.Once
+	dispatcher   *runner.Dispatcher
 }
 
 // LoadEngine resolves paths, reads the config (printing its warnings) and the
@@ -65,10 +76,34 @@ func LoadEngine(g *Globals, env *Env) (*Engine, error) {
 
 // Allowlist reads the allowlist once.
 func (e *Engine) Allowlist() *consent.Allowlist {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.allowlist()
+}
+
+// allowlist is Allowlist with e.mu held.
+func (e *Engine) allowlist() *consent.Allowlist {
 	if e.allow == nil {
 		e.allow = e.Store.Load()
 	}
 	return e.allow
+}
+
+// Fire fires event with kwargs kw at every source, with hooks running in cwd,
+// and returns the report. exec and serve both fire through it (SPEC §12: serve
+// answers exactly like exec). It is safe for concurrent use.
+func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwargs, cwd string) runner.Report {
+	if e.Filtered(event, kw) {
+		return runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}
+	}
+	e.dispatchOnce.Do(func() { e.dispatcher = e.Dispatcher() })
+	return e.dispatcher.Fire(ctx, runner.Call{
+		Event:  event,
+		Kwargs: protocol.WithTelemetry(kw),
+		Cwd:    cwd,
+		Home:   e.Paths.Home,
+		Env:    e.env.Environ(),
+	})
 }
 
 // Dispatcher returns a dispatcher over every source of hooks: none in safe mode.
@@ -86,7 +121,9 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 // it when an accept channel is on; otherwise the hook is skipped with a warning
 // naming the ways to approve it (SPEC §5).
 func (e *Engine) consent(h config.ShellHook) (bool, string) {
-	if _, ok := e.Allowlist().Find(h.Event, h.Command); ok {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.allowlist().Find(h.Event, h.Command); ok {
 		return true, ""
 	}
 	if e.Accept {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"syscall"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // MaxPayload bounds the kwargs exec reads: large enough for a long
@@ -25,6 +23,7 @@ type ExecCmd struct {
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
 	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
+	Server      bool   `help:"Fire through a running \"noora-hooks serve\" ($NOORA_HOOKS_SERVER, else unix:<home>/noora-hooks.sock); when none answers, fire in-process with a warning. Setting NOORA_HOOKS_SERVER alone does the same without the warning."`
 	Detach      bool   `help:"Observer events only: print {\"event\": ...} at once and run the hooks in a detached process, which logs to <home>/logs/exec.log. For hosts that do not run serve and must not wait."`
 	Detached    bool   `hidden:"" help:"Set by --detach on the detached process it starts: print no answer, stamp log lines with the time."`
 }
@@ -55,44 +54,25 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
+		return err
+	}
 	eng, err := LoadEngine(g, env)
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	cwd, err := Cwd()
-	if err != nil {
-		return err
-	}
-	if eng.Filtered(event, kw) {
-		return printAnswer(env.Stdout, runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}, c.Trace)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	report := eng.Dispatcher().Fire(ctx, runner.Call{
-		Event:  event,
-		Kwargs: protocol.WithTelemetry(kw),
-		Cwd:    cwd,
-		Home:   eng.Paths.Home,
-		Env:    env.Environ(),
-	})
+	report := eng.Fire(ctx, event, kw, cwd)
 	for _, w := range report.Warnings() {
 		env.Warnf("%s", w)
 	}
-	return printAnswer(env.Stdout, report, c.Trace)
-}
-
-func printAnswer(w io.Writer, report runner.Report, trace bool) error {
-	out := report.Combined.Object()
-	if trace {
-		results := report.Results
-		if results == nil {
-			results = []runner.Result{}
-		}
-		out = append(out, protocol.Field{Key: "hooks", Value: protocol.Raw(results)})
-	}
-	b, _ := out.MarshalJSON()
-	_, err := w.Write(append(b, '\n'))
+	_, err = env.Stdout.Write(report.AnswerJSON(c.Trace))
 	return err
 }
 
@@ -115,16 +95,12 @@ func readKwargs(file string, stdin io.Reader) (protocol.Kwargs, error) {
 	if len(data) > MaxPayload {
 		return nil, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return protocol.Kwargs{}, nil
-	}
-	kw, err := protocol.ParseObject(data)
+	kw, err := protocol.ParseKwargs(data)
 	if err != nil {
-		hint := "the payload must be the event's keyword arguments as one JSON object, e.g. {\"tool_name\": \"terminal\", \"args\": {\"command\": \"ls\"}}"
 		if errors.Is(err, protocol.ErrNotObject) {
-			return nil, fmt.Errorf("payload from %s is %v; %s", name, err, hint)
+			return nil, fmt.Errorf("payload from %s is %v; %s", name, err, protocol.KwargsHint)
 		}
-		return nil, fmt.Errorf("payload from %s: %v; %s", name, err, hint)
+		return nil, fmt.Errorf("payload from %s: %v; %s", name, err, protocol.KwargsHint)
 	}
 	return kw, nil
 }

@@ -31,13 +31,15 @@ func (c *ExecCmd) detach(g *Globals, env *Env, event protocol.Event) error {
 	if err != nil {
 		return err
 	}
-	answer := runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}
+	answer := runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}.AnswerJSON(false)
 	if eng.SafeMode || eng.Filtered(event, kw) {
-		return printAnswer(env.Stdout, answer, false) // nothing would run
+		_, err := env.Stdout.Write(answer) // nothing would run
+		return err
 	}
 	stdin, _ := kw.MarshalJSON()
 	if err := detachSelf(g, eng.Paths, []string{"exec", event.Name}, stdin, cwd, "exec.log", env); err != nil {
 		return fmt.Errorf("exec %s --detach: %w", event.Name, err)
 	}
-	return printAnswer(env.Stdout, answer, false)
+	_, err = env.Stdout.Write(answer)
+	return err
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -31,8 +30,22 @@ const (
 	SectionPosition = "after_memory"
 )
 
-// sectionID is the shape of a section id: 1-128 of a-z 0-9 . _ -.
-var sectionID = regexp.MustCompile(`^[a-z0-9._-]{1,128}$`)
+// validSectionID reports whether id has the shape of a section id: 1-128 of
+// a-z 0-9 . _ -. (A regexp with {1,128} costs 0.3 ms to compile at every
+// start of noora-hooks, which exec pays on every event.)
+func validSectionID(id string) bool {
+	if len(id) < 1 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // Section is one accepted system prompt section.
 type Section struct {
@@ -175,7 +188,7 @@ func check(d wire.SectionDecl) (candidate, string, string) {
 		}
 		return candidate{}, shown, fmt.Sprintf("its id is %s, not a string", kindOf(d.ID))
 	}
-	if !sectionID.MatchString(id) {
+	if !validSectionID(id) {
 		return candidate{}, id, "its id must be 1-128 characters of a-z, 0-9, '.', '_' and '-'"
 	}
 	switch pos := d.Position; {

@@ -1,9 +1,8 @@
 package protocol
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Synthetic values shared by the payloads below, so that a hook author can
@@ -143,29 +142,26 @@ var synthetic = map[string]string{
 		"outcome": "idle", "result": {"spawned": [], "reclaimed": [], "skipped": []}}`,
 }
 
-// parsedSynthetic is synthetic, compacted and parsed once; a table entry that is not a JSON
-// object is a bug caught here at start-up and by the package's tests.
-var parsedSynthetic = func() map[string]Kwargs {
+// parsedSynthetic is synthetic, parsed on first use (not at start-up: exec
+// never needs it); a table entry that is not a JSON object is a bug caught here
+// and by the package's tests.
+var parsedSynthetic = sync.OnceValue(func() map[string]Kwargs {
 	out := make(map[string]Kwargs, len(synthetic))
 	for event, text := range synthetic {
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, []byte(text)); err != nil {
-			panic(fmt.Sprintf("protocol: synthetic payload of %s: %v", event, err))
-		}
-		kw, err := ParseObject(compact.Bytes())
+		kw, err := ParseObject([]byte(text))
 		if err != nil {
 			panic(fmt.Sprintf("protocol: synthetic payload of %s: %v", event, err))
 		}
 		out[event] = kw
 	}
 	return out
-}()
+})
 
 // Synthetic returns realistic keyword arguments for event, for firing hooks
 // outside the agent (`noora-hooks test`, `doctor`). The result is a copy the
 // caller may change. ok is false for an event that is not in the catalogue.
 func Synthetic(event string) (kw Kwargs, ok bool) {
-	kw, ok = parsedSynthetic[event]
+	kw, ok = parsedSynthetic()[event]
 	return kw.Clone(), ok
 }
 

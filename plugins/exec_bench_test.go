@@ -1,6 +1,5 @@
-// Package bench holds the benchmarks behind the figures in the README and
-// docs/performance.md. Run them with `make bench`.
-package bench
+// Benchmarks of plugins through exec, against an equivalent shell hook.
+package plugins_test
 
 import (
 	"bytes"

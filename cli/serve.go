@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/noora-hooks/noora-hooks/client"
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/server"
+)
+
+// SocketName is the file name of serve's default socket in the home directory.
+const SocketName = "noora-hooks.sock"
+
+// ServeCmd is `noora-hooks serve` (SPEC §12).
+type ServeCmd struct {
+	Listen      string        `help:"Where to answer: unix:PATH (default: unix:<home>/noora-hooks.sock), or 127.0.0.1:PORT, which needs --token-file." placeholder:"ADDR"`
+	TokenFile   string        `help:"File holding the bearer token every request must carry as \"Authorization: Bearer <token>\"; required on TCP (default: $NOORA_HOOKS_TOKEN_FILE)." placeholder:"FILE" type:"path"`
+	AllowRemote bool          `help:"Allow a TCP address that is not loopback: other machines holding the token could then fire your hooks."`
+	MaxEvents   int           `help:"How many events run at once; more wait their turn." default:"64"`
+	CheckEvery  time.Duration `help:"How often to look at the config, the allowlist and callers' working directories for changes; 0 looks before every event." default:"10ms"`
+}
+
+// Run serves until SIGTERM or SIGINT: the first finishes the events in
+// flight, a second cancels their hooks.
+func (c *ServeCmd) Run(g *Globals, env *Env) error {
+	if c.MaxEvents < 1 {
+		return usageError("--max-events must be at least 1")
+	}
+	if c.CheckEvery < 0 {
+		return usageError("--check-every must not be negative")
+	}
+	// Log lines come from many requests at once: one writer, one line at a time.
+	logEnv := *env
+	logEnv.Stderr = &lockedWriter{w: env.Stderr}
+	environ := env.Environ() // read once: hooks get serve's environment
+	logEnv.Environ = func() []string { return environ }
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(logEnv.Stderr, "noora-hooks: "+format+"\n", args...)
+	}
+
+	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
+	if err != nil {
+		return err
+	}
+	listen := c.Listen
+	if listen == "" {
+		listen = "unix:" + filepath.Join(paths.Home, SocketName)
+	}
+	addr, err := client.ParseAddr(listen)
+	if err != nil {
+		return usageError("--listen: %v", err)
+	}
+	tokenFile := c.TokenFile
+	if tokenFile == "" {
+		tokenFile = env.Getenv("NOORA_HOOKS_TOKEN_FILE")
+	}
+	token := ""
+	if tokenFile != "" {
+		if token, err = client.ReadToken(tokenFile); err != nil {
+			return err
+		}
+	}
+	if addr.Network == "tcp" && token == "" {
+		return usageError("serving on %s needs a bearer token: put one in a file only you can read and pass --token-file FILE (or set NOORA_HOOKS_TOKEN_FILE)", addr)
+	}
+	cwd, err := Cwd()
+	if err != nil {
+		return err
+	}
+	configPath, _ := filepath.Abs(paths.Config)
+	home, _ := filepath.Abs(paths.Home)
+
+	srv, err := server.New(server.Options{
+		Load: func() (server.Backend, error) {
+			e, err := LoadEngine(g, &logEnv)
+			if err != nil {
+				return nil, err
+			}
+			return serveBackend{e}, nil
+		},
+		Watch:      []string{paths.Config, paths.Allowlist()},
+		CheckEvery: c.CheckEvery,
+		Config:     configPath,
+		Home:       home,
+		Token:      token,
+		Cwd:        cwd,
+		MaxPayload: MaxPayload,
+		MaxEvents:  c.MaxEvents,
+		Logf:       logf,
+	})
+	if err != nil {
+		return err
+	}
+	l, err := server.Listen(addr, c.AllowRemote)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+	logf("serving on %s (config %s)", l.Address, configPath)
+	if addr.Network == "tcp" && !server.IsLoopback(l.Address) {
+		logEnv.Warnf("serving on %s, which other machines may reach: anyone holding the token can run your hooks", l.Address)
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve on %s: %w", l.Address, err)
+	case sig := <-sigs:
+		logf("%v: finishing the events in flight; send it again to cancel their hooks", sig)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case sig := <-sigs:
+			logf("%v again: cancelling the running hooks", sig)
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	// New callers find no socket and fire in-process; those already in the
+	// accept queue are still taken in before the listener closes.
+	l.Unlink()
+	time.Sleep(acceptQueueGrace)
+	err = srv.Shutdown(ctx)
+	logf("stopped after %d events", srv.Served())
+	return err
+}
+
+// acceptQueueGrace is how long serve keeps accepting after it unlinked its
+// socket on a signal: connections already queued by the kernel are accepted in
+// microseconds, so this only has to outlast a scheduling delay.
+const acceptQueueGrace = 100 * time.Millisecond
+
+// serveBackend serves one Engine.
+type serveBackend struct{ *Engine }
+
+// Hooks implements server.Backend.
+func (b serveBackend) Hooks() []byte { return hooksListing(b.Engine) }
+
+// AcceptsHooks implements server.Backend.
+func (b serveBackend) AcceptsHooks() bool { return b.Accept }
+
+// lockedWriter writes one Write at a time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// defaultServer is where exec --server looks: $NOORA_HOOKS_SERVER when it
+// names an address, else the default socket in home.
+func defaultServer(paths config.Paths, getenv func(string) string) (client.Addr, error) {
+	v := getenv("NOORA_HOOKS_SERVER")
+	if v == "" || config.Truthy(v) {
+		return client.Addr{Network: "unix", Address: filepath.Join(paths.Home, SocketName)}, nil
+	}
+	return client.ParseAddr(v)
+}
