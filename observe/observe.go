@@ -81,16 +81,21 @@ type Accepted struct {
 
 // Accept puts call on the queue of every hook that sources yield for it and
 // returns at once. reasoning is plugins.stream_reasoning_deltas of the
-// configuration in force.
-func (o *Observers) Accept(call runner.Call, sources []runner.Source, reasoning bool) Accepted {
+// configuration in force. done, when not nil, is called once every hook has
+// run the call or dropped it (at once when none will), so that the caller
+// can keep what the hooks belong to alive until then.
+func (o *Observers) Accept(call runner.Call, sources []runner.Source, reasoning bool, done func()) Accepted {
 	if !reasoning && protocol.ReasoningDelta(call.Event.Name, call.Kwargs) {
+		if done != nil {
+			done()
+		}
 		return Accepted{Filtered: true}
 	}
 	var hooks []runner.Hook
 	for _, s := range sources {
 		hooks = append(hooks, s.Hooks(call)...)
 	}
-	if !o.fanout.Enqueue(call, hooks) {
+	if !o.fanout.EnqueueThen(call, hooks, done) {
 		return Accepted{Closed: true}
 	}
 	return Accepted{Queued: len(hooks)}

@@ -72,7 +72,7 @@ func TestASlowHookDropsItsOwnEventsWhileAFastOneSeesThemAll(t *testing.T) {
 	for i := 0; i < events; i++ {
 		c := call(t, dir, "on_stream_delta", fmt.Sprintf(`{"session_id":"s1","delta":"%d","kind":"text"}`, i))
 		start := time.Now()
-		a := o.Accept(c, sources, false)
+		a := o.Accept(c, sources, false, nil)
 		took = append(took, time.Since(start))
 		if a.Queued != 2 {
 			t.Fatalf("event %d: %+v", i, a)
@@ -83,7 +83,7 @@ func TestASlowHookDropsItsOwnEventsWhileAFastOneSeesThemAll(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	o.Accept(call(t, dir, "on_stream_end", `{"session_id":"s1","final_text":"..."}`), sources, false)
+	o.Accept(call(t, dir, "on_stream_end", `{"session_id":"s1","final_text":"..."}`), sources, false, nil)
 	waitFile(t, filepath.Join(dir, "fast.jsonl"))
 
 	data, err := os.ReadFile(filepath.Join(dir, "fast.jsonl"))
@@ -137,12 +137,12 @@ func TestReasoningDeltasNeedTheOptIn(t *testing.T) {
 				Streams: o.Streams(),
 			}
 			sources := []runner.Source{src}
-			a := o.Accept(call(t, dir, "on_stream_delta", `{"session_id":"s","delta":"thinking","kind":"reasoning"}`), sources, optIn)
+			a := o.Accept(call(t, dir, "on_stream_delta", `{"session_id":"s","delta":"thinking","kind":"reasoning"}`), sources, optIn, nil)
 			if a.Filtered == optIn {
 				t.Errorf("reasoning delta: %+v", a)
 			}
-			o.Accept(call(t, dir, "on_stream_delta", `{"session_id":"s","delta":"hello","kind":"text"}`), sources, optIn)
-			o.Accept(call(t, dir, "on_stream_end", `{"session_id":"s"}`), sources, optIn)
+			o.Accept(call(t, dir, "on_stream_delta", `{"session_id":"s","delta":"hello","kind":"text"}`), sources, optIn, nil)
+			o.Accept(call(t, dir, "on_stream_end", `{"session_id":"s"}`), sources, optIn, nil)
 			waitFile(t, filepath.Join(dir, "seen.jsonl"))
 			data, _ := os.ReadFile(filepath.Join(dir, "seen.jsonl"))
 			var kinds []string
@@ -175,7 +175,7 @@ func TestCloseIsBoundedAndLeavesNoStreamProcess(t *testing.T) {
 		Streams: o.Streams(),
 	}
 	for i := 0; i < 5; i++ {
-		o.Accept(call(t, dir, "on_stream_start", fmt.Sprintf(`{"session_id":"s%d"}`, i%2)), []runner.Source{src}, false)
+		o.Accept(call(t, dir, "on_stream_start", fmt.Sprintf(`{"session_id":"s%d"}`, i%2)), []runner.Source{src}, false, nil)
 	}
 	waitFile(t, filepath.Join(dir, "pid"))
 	start := time.Now()
@@ -189,7 +189,7 @@ func TestCloseIsBoundedAndLeavesNoStreamProcess(t *testing.T) {
 	if sum.Dropped != 4 { // the sleeper ran one event and was cancelled; four waited
 		t.Errorf("summary %+v", sum)
 	}
-	if a := o.Accept(call(t, dir, "on_stream_start", `{}`), []runner.Source{src}, false); !a.Closed {
+	if a := o.Accept(call(t, dir, "on_stream_start", `{}`), []runner.Source{src}, false, nil); !a.Closed {
 		t.Errorf("accepted after Close: %+v", a)
 	}
 	if o.Streams().Stats().Open != 0 {
@@ -233,6 +233,6 @@ func BenchmarkAccept(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		o.Accept(c, sources, false)
+		o.Accept(c, sources, false, nil)
 	}
 }

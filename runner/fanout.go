@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -55,6 +56,19 @@ type QueueKeyer interface {
 type job struct {
 	hook Hook
 	call Call
+	t    *tracker // nil: nobody waits
+}
+
+// tracker calls done once every job of one Enqueue has run or been dropped.
+type tracker struct {
+	left atomic.Int32
+	done func()
+}
+
+func (t *tracker) settle() {
+	if t != nil && t.left.Add(-1) == 0 {
+		t.done()
+	}
 }
 
 type queue struct {
@@ -84,9 +98,33 @@ func (f *Fanout) init() {
 // Enqueue puts call on the queue of each hook and returns at once. It reports
 // false when the fanout is closed.
 func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
+	return f.EnqueueThen(call, hooks, nil)
+}
+
+// EnqueueThen is Enqueue, and calls done (when not nil) once every hook has
+// run the call or dropped it: at once when there is no hook or the fanout is
+// closed. It is how a server keeps what the hooks belong to (a config
+// generation, its plugin processes) alive until they are done with it. done
+// is called from a worker, or from Enqueue or Close, never with a lock held.
+func (f *Fanout) EnqueueThen(call Call, hooks []Hook, done func()) bool {
+	var t *tracker
+	if done != nil {
+		t = &tracker{done: done}
+		t.left.Store(int32(len(hooks)) + 1) // +1: this call's own hold, settled below
+	}
+	var dropped []*tracker
+	defer func() {
+		for _, d := range dropped {
+			d.settle()
+		}
+		t.settle()
+	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
+		if t != nil {
+			t.left.Store(1)
+		}
 		return false
 	}
 	f.init()
@@ -114,12 +152,15 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 			q.events = append(q.events, call.Event.Name)
 		}
 		if q.n == len(q.buf) { // full: the oldest event goes
+			if old := q.buf[q.head].t; old != nil {
+				dropped = append(dropped, old)
+			}
 			q.buf[q.head] = job{}
 			q.head = (q.head + 1) % len(q.buf)
 			q.n--
 			q.dropped++
 		}
-		q.buf[(q.head+q.n)%len(q.buf)] = job{hook: h, call: call}
+		q.buf[(q.head+q.n)%len(q.buf)] = job{hook: h, call: call, t: t}
 		q.n++
 		select {
 		case q.wake <- struct{}{}:
@@ -160,10 +201,18 @@ func (f *Fanout) work(q *queue) {
 			}
 			continue
 		}
+		if f.ctx.Err() != nil { // Close gave up waiting: what is left is dropped
+			f.mu.Lock()
+			q.dropped++
+			f.mu.Unlock()
+			j.t.settle()
+			continue
+		}
 		res := j.hook.Run(f.ctx, j.call)
 		f.mu.Lock()
 		q.delivered++
 		f.mu.Unlock()
+		j.t.settle()
 		if f.Log != nil {
 			for _, w := range res.Warnings {
 				f.Log(w)
@@ -205,16 +254,23 @@ func (f *Fanout) Close(grace time.Duration) []QueueStats {
 	case <-done:
 	case <-time.After(grace):
 		f.cancel()
+		var dropped []*tracker
 		f.mu.Lock()
 		for _, q := range f.queues {
 			q.dropped += uint64(q.n)
 			for q.n > 0 {
+				if t := q.buf[q.head].t; t != nil {
+					dropped = append(dropped, t)
+				}
 				q.buf[q.head] = job{}
 				q.head = (q.head + 1) % len(q.buf)
 				q.n--
 			}
 		}
 		f.mu.Unlock()
+		for _, t := range dropped {
+			t.settle()
+		}
 		<-done
 	}
 	f.cancel()
