@@ -104,14 +104,14 @@ const maxWarningHeaders = 256 << 10
 
 // Server serves events over HTTP.
 type Server struct {
-	opts   Options
-	logf   func(string, ...any)
-	sem    chan struct{}
+	opts Options
+	logf func(string, ...any)
+	sem  chan struct{}
 	// streamSem bounds the bodies of streaming events being read, apart from
 	// sem: a host's token stream never waits behind slow directive events.
 	streamSem chan struct{}
-	http   *http.Server
-	served atomic.Int64
+	http      *http.Server
+	served    atomic.Int64
 
 	// cur is the Backend generation new events use.
 	cur atomic.Pointer[generation]
