@@ -104,14 +104,11 @@ const maxWarningHeaders = 256 << 10
 
 // Server serves events over HTTP.
 type Server struct {
-	opts Options
-	logf func(string, ...any)
-	sem  chan struct{}
-	// streamSem bounds the bodies of streaming events being read, apart from
-	// sem: a host's token stream never waits behind slow directive events.
-	streamSem chan struct{}
-	http      *http.Server
-	served    atomic.Int64
+	opts   Options
+	logf   func(string, ...any)
+	sem    chan struct{}
+	http   *http.Server
+	served atomic.Int64
 
 	// cur is the Backend generation new events use.
 	cur atomic.Pointer[generation]
@@ -127,6 +124,10 @@ type Server struct {
 	// hookCtx is the parent of every firing; cancelling it kills running hooks.
 	hookCtx    context.Context
 	cancelHook context.CancelFunc
+
+	// streamSem bounds the bodies of streaming events being read, apart from
+	// sem: a host's token stream never waits behind slow directive events.
+	streamSem chan struct{}
 }
 
 // New loads the first Backend and returns a server for it.
