@@ -73,8 +73,11 @@ var errClosed = errors.New("its plugin manager was closed (the configuration was
 
 // slot holds the process of one plugin.
 type slot struct {
-	mu       sync.Mutex
-	proc     *Process
+	mu   sync.Mutex
+	proc *Process
+	// known is the last process that said hello, read without mu: the
+	// callbacks of a streaming event are taken from it while a start holds mu.
+	known    atomic.Pointer[Process]
 	err      error // the last start failure
 	failedAt time.Time
 }
@@ -186,6 +189,7 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 		return started{err: err, fresh: true}
 	}
 	s.proc, s.err = proc, nil
+	s.known.Store(proc)
 	return started{proc: proc, fresh: true}
 }
 

@@ -191,3 +191,73 @@ def register(ctx):
 		t.Error("a process was started after Close")
 	}
 }
+
+func TestAStreamingEventNeverWaitsForAPluginToStart(t *testing.T) {
+	needPython(t)
+	home := t.TempDir()
+	python(t, home, "late", `
+import os
+def on_delta(delta, **kw):
+    with open(os.path.join(os.environ["NOORA_HOME"], "seen"), "a") as f:
+        f.write(delta + "\n")
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+`)
+	m, _ := newManager(t, home, Options{})
+	s := m.slots[0]
+	s.mu.Lock() // a start is under way (Warm, or another worker)
+	call := streamCall(t, "on_stream_delta", 3)
+	got := make(chan []runner.Hook)
+	go func() { got <- m.Hooks(call) }()
+	var hooks []runner.Hook
+	select {
+	case hooks = <-got:
+	case <-time.After(5 * time.Second):
+		s.mu.Unlock()
+		t.Fatal("Hooks waited for the start")
+	}
+	s.mu.Unlock()
+	if len(hooks) != 1 || hooks[0].Describe().Name != "late" {
+		t.Fatalf("hooks %v, want one for the plugin that is starting", hooks)
+	}
+	if res := hooks[0].Run(context.Background(), call); res.Status != runner.StatusOK {
+		t.Fatalf("%s %v", res.Status, res.Warnings)
+	}
+	if got := linesOf(filepath.Join(home, "seen")); len(got) != 1 || got[0] != "3" {
+		t.Errorf("the callback saw %v", got)
+	}
+	// Once started, each callback has its own hook again.
+	if hooks := m.Hooks(call); len(hooks) != 1 || hooks[0].Describe().Name != "late:on_delta" {
+		t.Errorf("hooks after the start: %v", hooks)
+	}
+}
+
+func TestAPluginThatFailedToStartIsTriedAgainByTheWorker(t *testing.T) {
+	home := t.TempDir()
+	script(t, home, "flaky", `
+if [ ! -e "$NOORA_HOME/fixed" ]; then echo "not yet" >&2; exit 1; fi
+echo '{"type":"hello","protocol":1,"hooks":[{"event":"on_stream_delta","callback":"cb"}]}'
+while read -r line; do
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+  echo "{\"type\":\"result\",\"id\":$id,\"value\":null}"
+done
+`)
+	m, _ := newManager(t, home, Options{})
+	call := streamCall(t, "on_stream_delta", 0)
+	first := m.Hooks(call)
+	if len(first) != 1 || first[0].Run(context.Background(), call).Status != runner.StatusError {
+		t.Fatalf("first event: %v", first)
+	}
+	os.WriteFile(filepath.Join(home, "fixed"), nil, 0o644)
+	start := time.Now()
+	hooks := m.Hooks(call)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Hooks took %v: it started the plugin on the caller's path", took)
+	}
+	if len(hooks) != 1 {
+		t.Fatalf("%d hooks", len(hooks))
+	}
+	if res := hooks[0].Run(context.Background(), call); res.Status != runner.StatusOK {
+		t.Fatalf("after the fix: %s %v", res.Status, res.Warnings)
+	}
+}
