@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
@@ -36,6 +37,9 @@ type Engine struct {
 	// Streams keeps the processes of `stream: true` shell hooks across
 	// events; serve sets it, exec leaves it nil (a stream of one line).
 	Streams *runner.Streams
+	// PluginRetryAfter leaves a plugin that failed to start alone that
+	// long (plugins.Options.RetryAfter); serve sets it.
+	PluginRetryAfter time.Duration
 
 	// dispatcher is built once, on first Fire, and kept: serve keeps an
 	// Engine per config generation, so its sources stay warm.

@@ -39,10 +39,13 @@ type QueueStats struct {
 	Hook   string `json:"hook"`
 	// Events are the events the queue has carried, in first-seen order: one,
 	// unless the hook chose a queue of its own across events (QueueKeyer).
-	Events    []string `json:"events"`
-	Pending   int      `json:"pending"`
-	Delivered uint64   `json:"delivered"`
-	Dropped   uint64   `json:"dropped"`
+	Events  []string `json:"events"`
+	Pending int      `json:"pending"`
+	// Running is 1 while the hook runs an event, else 0: every event
+	// enqueued is pending, running, delivered or dropped.
+	Running   int    `json:"running"`
+	Delivered uint64 `json:"delivered"`
+	Dropped   uint64 `json:"dropped"`
 }
 
 // QueueKeyer is a Hook that chooses its queue. A hook whose events must
@@ -79,6 +82,7 @@ type queue struct {
 	head, n   int
 	delivered uint64
 	dropped   uint64
+	running   bool
 	wake      chan struct{} // buffered 1: "there is work"
 }
 
@@ -181,6 +185,7 @@ func (f *Fanout) next(q *queue) (job, bool) {
 	q.buf[q.head] = job{}
 	q.head = (q.head + 1) % len(q.buf)
 	q.n--
+	q.running = true
 	return j, true
 }
 
@@ -204,6 +209,7 @@ func (f *Fanout) work(q *queue) {
 		if f.ctx.Err() != nil { // Close gave up waiting: what is left is dropped
 			f.mu.Lock()
 			q.dropped++
+			q.running = false
 			f.mu.Unlock()
 			j.t.settle()
 			continue
@@ -211,6 +217,7 @@ func (f *Fanout) work(q *queue) {
 		res := j.hook.Run(f.ctx, j.call)
 		f.mu.Lock()
 		q.delivered++
+		q.running = false
 		f.mu.Unlock()
 		j.t.settle()
 		if f.Log != nil {
@@ -228,7 +235,11 @@ func (f *Fanout) Stats() []QueueStats {
 	out := make([]QueueStats, 0, len(f.order))
 	for _, k := range f.order {
 		q := f.queues[k]
-		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Events: slices.Clone(q.events), Pending: q.n, Delivered: q.delivered, Dropped: q.dropped})
+		running := 0
+		if q.running {
+			running = 1
+		}
+		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Events: slices.Clone(q.events), Pending: q.n, Running: running, Delivered: q.delivered, Dropped: q.dropped})
 	}
 	return out
 }
