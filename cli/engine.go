@@ -163,7 +163,10 @@ func unknownEvent(event string) error {
 
 // shellHook is one configured entry ready to run outside the dispatcher (test,
 // doctor), speaking its dialect when it has one, as exec would run it.
-func (e *Engine) shellHook(h config.ShellHook) *runner.ShellHook {
+func (e *Engine) shellHook(h config.ShellHook) runner.Hook {
+	if h.Stream {
+		return &runner.StreamHook{Config: h}
+	}
 	hook := &runner.ShellHook{Config: h}
 	if h.Dialect != "" {
 		hook.Dialect = compat.Dialects()[h.Dialect]

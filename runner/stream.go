@@ -35,8 +35,9 @@ const (
 // after on_stream_end: its stdin ends, and its process group is killed if it
 // is still there after the entry's timeout.
 //
-// With Streams set (serve), processes live across events. Without (exec),
-// each event is a stream of one line: start, write, close, wait.
+// With Streams set (serve), processes live across events. Without (exec,
+// test, doctor), each event is a stream of one line: start, write, close,
+// wait. Its stdout is drained and thrown away: a stream hook only observes.
 type StreamHook struct {
 	Config  config.ShellHook
 	Streams *Streams
@@ -110,7 +111,9 @@ func (h *StreamHook) once(ctx context.Context, call Call) Result {
 	ch, err := h.start(argv, call, nil)
 	if err != nil {
 		res.Duration = time.Since(begin)
-		return plain.read(res, call, Outcome{End: StartFailed, Code: -1, Err: err})
+		out := Outcome{End: StartFailed, Code: -1, Err: err, Duration: res.Duration}
+		res.Outcome = &out
+		return plain.read(res, call, out)
 	}
 	defer context.AfterFunc(ctx, ch.Terminate)()
 	deadline := begin.Add(h.Config.Timeout)
@@ -136,6 +139,7 @@ func (h *StreamHook) once(ctx context.Context, call Call) Result {
 	if out.End == TimedOut {
 		out.Code = -1
 	}
+	res.Outcome = &out // stdout stays empty: a stream hook's is not read
 	return plain.read(res, call, out)
 }
 
