@@ -178,6 +178,16 @@ func TestCloseIsBoundedAndLeavesNoStreamProcess(t *testing.T) {
 		o.Accept(call(t, dir, "on_stream_start", fmt.Sprintf(`{"session_id":"s%d"}`, i%2)), []runner.Source{src}, false, nil)
 	}
 	waitFile(t, filepath.Join(dir, "pid"))
+	deadline := time.Now().Add(20 * time.Second)
+	for streamed := false; !streamed; {
+		for _, q := range o.Stats() {
+			streamed = streamed || strings.Contains(q.Hook, "trap") && q.Delivered == 5
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stream hook did not get its lines: %+v", o.Stats())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	start := time.Now()
 	sum := o.Close(300 * time.Millisecond)
 	if took := time.Since(start); took > 10*time.Second {
