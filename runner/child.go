@@ -72,50 +72,17 @@ func (e ChildExit) String() string {
 // Start starts c and returns at once. The caller must eventually call Stop or
 // Terminate: the child never outlives it by more than Stop's grace.
 func Start(c ChildCommand) (*Child, error) {
-	if len(c.Argv) == 0 || c.Argv[0] == "" {
-		return nil, fmt.Errorf("%w: empty command", ErrNotFound)
-	}
-	path, err := lookPath(c.Argv[0], c.Env)
-	if err != nil {
-		return nil, err
-	}
 	limit := c.LineLimit
 	if limit <= 0 {
 		limit = StdoutLimit
 	}
-	stdinR, stdinW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("create stdin pipe: %w", err)
-	}
-	stdoutR, stdoutW, err := os.Pipe()
-	if err != nil {
-		closeAll(stdinR, stdinW)
-		return nil, fmt.Errorf("create stdout pipe: %w", err)
-	}
-	stderrR, stderrW, err := os.Pipe()
-	if err != nil {
-		closeAll(stdinR, stdinW, stdoutR, stdoutW)
-		return nil, fmt.Errorf("create stderr pipe: %w", err)
-	}
-
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, path)
-	cmd.Args = c.Argv
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // explicit: never inherit by accident
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = killGrace
-	if err := cmd.Start(); err != nil {
+	p, err := spawn(ctx, c.Argv, c.Dir, c.Env)
+	if err != nil {
 		cancel()
-		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
-		return nil, classifyStart(c.Argv[0], err)
+		return nil, err
 	}
-	closeAll(stdinR, stdoutW, stderrW)
+	cmd, stdinW, stdoutR, stderrR := p.cmd, p.stdin, p.stdout, p.stderr
 
 	ch := &Child{
 		cmd: cmd, stdin: stdinW, outR: stdoutR,
@@ -127,20 +94,8 @@ func Start(c ChildCommand) (*Child, error) {
 		defer close(stderrDone)
 		ch.readStderr(stderrR, c.Stderr)
 	}()
-	// Escalate TERM to KILL on the whole group; exec's WaitDelay only kills the leader.
 	exited := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-		case <-exited:
-			return
-		}
-		select {
-		case <-time.After(killGrace):
-			_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
-		case <-exited:
-		}
-	}()
+	go escalate(ctx, cmd.Process.Pid, exited)
 	go func() {
 		_ = cmd.Wait()
 		close(exited)

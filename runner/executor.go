@@ -90,14 +90,6 @@ func Run(ctx context.Context, c Command) Outcome {
 }
 
 func run(ctx context.Context, c Command) Outcome {
-	if len(c.Argv) == 0 || c.Argv[0] == "" {
-		return Outcome{End: StartFailed, Code: -1, Err: fmt.Errorf("%w: empty command", ErrNotFound)}
-	}
-	path, err := lookPath(c.Argv[0], c.Env)
-	if err != nil {
-		return Outcome{End: StartFailed, Code: -1, Err: err}
-	}
-
 	stdoutLimit, stderrLimit := c.StdoutLimit, c.StderrLimit
 	if stdoutLimit <= 0 {
 		stdoutLimit = StdoutLimit
@@ -106,47 +98,17 @@ func run(ctx context.Context, c Command) Outcome {
 		stderrLimit = StderrLimit
 	}
 
-	// Our own pipes, not exec's copying goroutines: Wait then returns as soon as
-	// the child exits, and we decide how long to wait for leftovers.
-	stdinR, stdinW, err := os.Pipe()
-	if err != nil {
-		return startFailed(fmt.Errorf("create stdin pipe: %w", err))
-	}
-	stdoutR, stdoutW, err := os.Pipe()
-	if err != nil {
-		closeAll(stdinR, stdinW)
-		return startFailed(fmt.Errorf("create stdout pipe: %w", err))
-	}
-	stderrR, stderrW, err := os.Pipe()
-	if err != nil {
-		closeAll(stdinR, stdinW, stdoutR, stdoutW)
-		return startFailed(fmt.Errorf("create stderr pipe: %w", err))
-	}
-
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if c.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, c.Timeout)
 	}
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, path)
-	cmd.Args = c.Argv
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{} // explicit: never inherit by accident
+	p, err := spawn(runCtx, c.Argv, c.Dir, c.Env)
+	if err != nil {
+		return startFailed(err)
 	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = killGrace // then exec kills the leader; we kill the group below
-
-	if err := cmd.Start(); err != nil {
-		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
-		return startFailed(classifyStart(c.Argv[0], err))
-	}
-	// The child has its copies; ours would keep the pipes open forever.
-	closeAll(stdinR, stdoutW, stderrW)
+	cmd, stdinW, stdoutR, stderrR := p.cmd, p.stdin, p.stdout, p.stderr
 
 	stdout := &Bounded{Limit: stdoutLimit}
 	stderr := &Bounded{Limit: stderrLimit}
@@ -161,20 +123,8 @@ func run(ctx context.Context, c Command) Outcome {
 		drained <- struct{}{}
 	}()
 
-	// Escalate TERM to KILL on the whole group; exec's WaitDelay only kills the leader.
 	killDone := make(chan struct{})
-	go func() {
-		select {
-		case <-runCtx.Done():
-		case <-killDone:
-			return
-		}
-		select {
-		case <-time.After(killGrace):
-			_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
-		case <-killDone:
-		}
-	}()
+	go escalate(runCtx, cmd.Process.Pid, killDone)
 
 	waitErr := cmd.Wait()
 	close(killDone)
@@ -212,6 +162,77 @@ func run(ctx context.Context, c Command) Outcome {
 		}
 	}
 	return out
+}
+
+// spawned is a started child and our ends of its three pipes.
+type spawned struct {
+	cmd            *exec.Cmd
+	stdin          *os.File // write end
+	stdout, stderr *os.File // read ends
+}
+
+// spawn starts argv the one hardened way (STYLE: the one place that spawns
+// processes): its own process group, a Cancel that signals the group, a
+// WaitDelay, explicit Dir and Env, and pipes of our own rather than exec's
+// copying goroutines, so Wait returns as soon as the child exits and the
+// caller decides how long to wait for leftovers. ctx's end sends SIGTERM to
+// the group; pair it with escalate for the SIGKILL.
+func spawn(ctx context.Context, argv []string, dir string, env []string) (*spawned, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, fmt.Errorf("%w: empty command", ErrNotFound)
+	}
+	path, err := lookPath(argv[0], env)
+	if err != nil {
+		return nil, err
+	}
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("create stdin pipe: %w", err)
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, fmt.Errorf("create stdout pipe: %w", err)
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return nil, fmt.Errorf("create stderr pipe: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, path)
+	cmd.Args = argv
+	cmd.Dir = dir
+	cmd.Env = env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // explicit: never inherit by accident
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = killGrace // then exec kills the leader; escalate kills the group
+	if err := cmd.Start(); err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
+		return nil, classifyStart(argv[0], err)
+	}
+	// The child has its copies; ours would keep the pipes open forever.
+	closeAll(stdinR, stdoutW, stderrW)
+	return &spawned{cmd: cmd, stdin: stdinW, stdout: stdoutR, stderr: stderrR}, nil
+}
+
+// escalate turns ctx's end (which sent SIGTERM to the group) into SIGKILL for
+// the whole group killGrace later, unless the child exits first (exited is
+// closed). exec's own WaitDelay only kills the leader.
+func escalate(ctx context.Context, pid int, exited <-chan struct{}) {
+	select {
+	case <-ctx.Done():
+	case <-exited:
+		return
+	}
+	select {
+	case <-time.After(killGrace):
+		_ = signalGroup(pid, syscall.SIGKILL)
+	case <-exited:
+	}
 }
 
 func startFailed(err error) Outcome {
