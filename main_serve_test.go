@@ -95,8 +95,8 @@ func cmdWaitfile(ts *testscript.TestScript, neg bool, args []string) {
 //
 // -fill sends N bytes of "x" as the body.
 // The answer's body goes to stdout; its warnings (X-Noora-Warning) go to
-// stderr as exec prints them. A status other than 200 fails the command,
-// and adds "status N" to stderr.
+// stderr as exec prints them. A status other than 200 adds "status N" to
+// stderr, and fails the command unless it is 202.
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	fs := flag.NewFlagSet("http", flag.ContinueOnError)
 	token := fs.String("token", "", "bearer token")
@@ -147,15 +147,16 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(json.Unmarshal([]byte(w), &msg))
 		fmt.Fprintf(ts.Stderr(), "noora-hooks: warning: %s\n", msg)
 	}
-	ok := resp.StatusCode == http.StatusOK
-	if !ok {
+	// 202 Accepted (a queued streaming event) is an answer too.
+	ok := resp.StatusCode == http.StatusOK || resp.StatusCode == http.StatusAccepted
+	if resp.StatusCode != http.StatusOK {
 		fmt.Fprintf(ts.Stderr(), "status %d\n", resp.StatusCode)
 	}
 	switch {
 	case !ok && !neg:
 		ts.Fatalf("%s %s: status %d: %s", method, path, resp.StatusCode, data)
 	case ok && neg:
-		ts.Fatalf("%s %s: status 200, want a failure", method, path)
+		ts.Fatalf("%s %s: status %d, want a failure", method, path, resp.StatusCode)
 	}
 }
 

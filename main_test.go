@@ -53,6 +53,7 @@ func TestScripts(t *testing.T) {
 			"golden":  cmdGolden,
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
+			"awaitre": cmdAwaitMatch,
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)

@@ -23,6 +23,7 @@ var scenarios = []Scenario{
 	{"exec, a hook flooding 200 MiB", execFlood},
 	{"serve, one trivial hook", serveLoad(true)},
 	{"serve, no hooks", serveLoad(false)},
+	{"serve, on_stream_delta to a stream hook", serveStreamDeltas}, // stream.go
 }
 
 // execTrivialVsDirect compares exec with one trivial hook against spawning

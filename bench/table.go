@@ -17,6 +17,7 @@ const (
 	PerSecond             // events per second
 	Bytes                 // printed as MiB
 	Ratio                 // printed as ×
+	Count                 // a whole number of things
 )
 
 // Figure is one measured quantity of a scenario: its samples (one per run)
@@ -149,6 +150,8 @@ func format(u Unit, v float64) string {
 		return fmt.Sprintf("%.1f MiB", v/(1<<20))
 	case Ratio:
 		return fmt.Sprintf("%.2fx", v)
+	case Count:
+		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprint(v)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
@@ -34,6 +35,12 @@ type Engine struct {
 	allow *consent.Allowlist
 	// plugins is created on first use (engine_plugins.go).
 	plugins *plugins.Manager
+	// Streams keeps the processes of `stream: true` shell hooks across
+	// events; serve sets it, exec leaves it nil (a stream of one line).
+	Streams *runner.Streams
+	// PluginRetryAfter leaves a plugin that failed to start alone that
+	// long (plugins.Options.RetryAfter); serve sets it.
+	PluginRetryAfter time.Duration
 
 	// dispatcher is built once, on first Fire, and kept: serve keeps an
 	// Engine per config generation, so its sources stay warm.
@@ -91,6 +98,9 @@ func (e *Engine) allowlist() *consent.Allowlist {
 // and returns the report. exec and serve both fire through it (SPEC §12: serve
 // answers exactly like exec). It is safe for concurrent use.
 func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwargs, cwd string) runner.Report {
+	if e.Filtered(event, kw) {
+		return runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}
+	}
 	e.dispatchOnce.Do(func() { e.dispatcher = e.Dispatcher() })
 	return e.dispatcher.Fire(ctx, runner.Call{
 		Event:  event,
@@ -108,7 +118,7 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 		return d
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects()})
+	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
 	d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 	return d
 }
@@ -155,7 +165,10 @@ func unknownEvent(event string) error {
 
 // shellHook is one configured entry ready to run outside the dispatcher (test,
 // doctor), speaking its dialect when it has one, as exec would run it.
-func (e *Engine) shellHook(h config.ShellHook) *runner.ShellHook {
+func (e *Engine) shellHook(h config.ShellHook) runner.Hook {
+	if h.Stream {
+		return &runner.StreamHook{Config: h}
+	}
 	hook := &runner.ShellHook{Config: h}
 	if h.Dialect != "" {
 		hook.Dialect = compat.Dialects()[h.Dialect]

@@ -22,6 +22,7 @@ func (e *Engine) PluginOptions() plugins.Options {
 		Python:          plugins.Python(env.Getenv),
 		CallbackTimeout: e.Config.Plugins.CallbackTimeout(),
 		StartTimeout:    e.Config.Plugins.StartTimeout(),
+		RetryAfter:      e.PluginRetryAfter,
 		Warn:            func(msg string) { env.Warnf("%s", msg) },
 		Log: func(plugin, line string) {
 			stderrMu.Lock()

@@ -24,10 +24,15 @@ type ExecCmd struct {
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
 	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
 	Server      bool   `help:"Fire through a running \"noora-hooks serve\" ($NOORA_HOOKS_SERVER, else unix:<home>/noora-hooks.sock); when none answers, fire in-process with a warning. Setting NOORA_HOOKS_SERVER alone does the same without the warning."`
+	Detach      bool   `help:"Observer events only: print {\"event\": ...} at once and run the hooks in a detached process, which logs to <home>/logs/exec.log. For hosts that do not run serve and must not wait."`
+	Detached    bool   `hidden:"" help:"Set by --detach on the detached process it starts: print no answer, stamp log lines with the time."`
 }
 
 // Run fires the event and prints the combined answer (SPEC §8).
 func (c *ExecCmd) Run(g *Globals, env *Env) error {
+	if c.Detach && c.Dialect != "" {
+		return usageError("--detach cannot be used with --dialect: Claude Code and Cursor wait for the answer of the hook they call")
+	}
 	if c.Dialect != "" {
 		return c.bridge(g, env)
 	}
@@ -37,6 +42,13 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	event, ok := protocol.Lookup(c.Event)
 	if !ok {
 		return unknownEvent(c.Event)
+	}
+	if c.Detach {
+		return c.detach(g, env, event)
+	}
+	if c.Detached {
+		env = detachedEnv(env, "exec "+event.Name)
+		defer env.Stderr.(*stampWriter).Flush()
 	}
 	kw, err := readKwargs(c.PayloadFile, env.Stdin)
 	if err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/noora-hooks/noora-hooks/gatewayhooks"
 	"github.com/noora-hooks/noora-hooks/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // GatewayCmd is `noora-hooks gateway`.
@@ -30,6 +29,7 @@ type GatewayEmitCmd struct {
 	Event       string `arg:"" help:"The gateway event: gateway:startup, session:start, agent:step, command:<name>, ..."`
 	ContextFile string `help:"Read the context from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Background  bool   `help:"Return at once and run the handlers in a detached process; it prints nothing and logs to <home>/logs/gateway.log."`
+	Detached    bool   `hidden:"" help:"Set by --background on the detached process it starts: print no result, stamp log lines with the time."`
 }
 
 // Run fires the event.
@@ -37,6 +37,10 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	event := strings.TrimSpace(c.Event)
 	if event == "" || strings.ContainsAny(event, " \t\r\n") {
 		return usageError("gateway event %q is not a name such as agent:start or command:model", c.Event)
+	}
+	if c.Detached {
+		env = detachedEnv(env, "gateway emit "+event)
+		defer env.Stderr.(*stampWriter).Flush()
 	}
 	kw, err := readContext(c.ContextFile, env.Stdin)
 	if err != nil {
@@ -51,7 +55,11 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 		return err
 	}
 	if c.Background {
-		return c.detach(paths, kw, cwd, env)
+		stdin, _ := kw.MarshalJSON()
+		if err := detachSelf(g, paths, []string{"gateway", "emit", c.Event}, stdin, cwd, "gateway.log", env); err != nil {
+			return fmt.Errorf("gateway emit %s --background: %w", c.Event, err)
+		}
+		return nil
 	}
 	handlers, problems := gatewayhooks.Discover(paths.Home)
 	for _, p := range problems {
@@ -106,24 +114,6 @@ func readContext(file string, stdin io.Reader) (protocol.Object, error) {
 		return nil, fmt.Errorf("context from %s: %v; it must be one JSON object, e.g. {\"platform\": \"telegram\", \"user_id\": \"u1\"}", name, err)
 	}
 	return obj, nil
-}
-
-// detach runs `gateway emit` again, without --background, in a detached
-// process that outlives this one.
-func (c *GatewayEmitCmd) detach(paths config.Paths, kw protocol.Kwargs, cwd string, env *Env) error {
-	stdin, _ := kw.MarshalJSON()
-	argv := []string{self(), "gateway", "emit", c.Event, "--home", paths.Home, "--config", paths.Config}
-	logPath := ""
-	logDir := filepath.Join(paths.Home, "logs")
-	if err := os.MkdirAll(logDir, 0o700); err == nil {
-		logPath = filepath.Join(logDir, "gateway.log")
-	} else {
-		env.Warnf("cannot create %s, so the background handlers' log is discarded: %v", logDir, err)
-	}
-	if _, err := runner.Detach(runner.Command{Argv: argv, Dir: cwd, Env: env.Environ(), Stdin: stdin}, logPath); err != nil {
-		return fmt.Errorf("gateway emit %s --background: %w", c.Event, err)
-	}
-	return nil
 }
 
 // self is how to run this program again: argv[0] as we were started (made

@@ -60,6 +60,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
 	}
+	queues := askServe(eng.Paths, env)
 	hooks := eng.Config.ShellHooks
 	states := make([]hookState, len(hooks))
 	for i, h := range hooks {
@@ -81,6 +82,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		shell := make([]listedShellHook, len(states))
 		for i, s := range states {
 			shell[i] = listedShellHookOf(s)
+			shell[i].Queue = queues.of(s.Hook)
 		}
 		out := protocol.Object{
 			{Key: "config", Value: protocol.String(eng.Paths.Config)},
@@ -92,6 +94,11 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		for i, s := range listSections {
 			out = append(out, protocol.Field{Key: s.Key, Value: protocol.Raw(sections[i].Items)})
 		}
+		var all []observerQueue // null: no serve answered
+		if queues != nil {
+			all = queues.all
+		}
+		out = append(out, protocol.Field{Key: "observer_queues", Value: protocol.Raw(all)})
 		return writeJSON(env.Stdout, out)
 	}
 
@@ -103,13 +110,16 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 	fmt.Fprintf(w, "Config: %s\n", eng.Paths.Config)
 	if len(states) > 0 {
 		fmt.Fprintf(w, "\nShell hooks (%d):\n", len(states))
-		printShellHooks(w, eng, states)
+		printShellHooks(w, eng, states, queues)
 	}
 	for _, s := range sections {
 		if s.Count > 0 {
 			fmt.Fprintln(w)
 			s.Text(w)
 		}
+	}
+	if queues != nil {
+		printObserverQueues(w, queues)
 	}
 	return nil
 }
@@ -133,7 +143,7 @@ then run "noora-hooks approve" to approve it, and "noora-hooks test pre_tool_cal
 (Another file: --config FILE; another home: --home DIR or NOORA_HOME.)`, eng.Paths.Config, why)
 }
 
-func printShellHooks(w io.Writer, eng *Engine, states []hookState) {
+func printShellHooks(w io.Writer, eng *Engine, states []hookState, queues *serveQueues) {
 	event := ""
 	for _, s := range states {
 		h := s.Hook
@@ -153,10 +163,16 @@ func printShellHooks(w io.Writer, eng *Engine, states []hookState) {
 			}
 		}
 		fmt.Fprintf(w, "      timeout:     %s\n", seconds(h.Timeout))
+		if h.Stream {
+			fmt.Fprintf(w, "      stream:      yes (one process per session reads every event of the stream)\n")
+		}
 		if h.Event == protocol.PreToolCall {
 			fmt.Fprintf(w, "      fail_closed: %s\n", yesNo(h.FailClosed))
 		}
 		fmt.Fprintf(w, "      approved:    %s\n", approvalText(eng, s))
+		if q := queues.of(h); q != nil {
+			fmt.Fprintf(w, "      queue:       %s\n", q.text())
+		}
 		if s.Drift {
 			fmt.Fprintf(w, "      WARNING:     %s\n", driftText(s))
 		}
@@ -205,6 +221,7 @@ type listedShellHook struct {
 	Command    string  `json:"command"`
 	Timeout    int     `json:"timeout"`
 	FailClosed bool    `json:"fail_closed"`
+	Stream     bool    `json:"stream"`
 	Approved   bool    `json:"approved"`
 	ApprovedAt *string `json:"approved_at"`
 	Script     string  `json:"script"`
@@ -214,12 +231,15 @@ type listedShellHook struct {
 	ScriptMtimeAtApproval *string `json:"script_mtime_at_approval"`
 	Drift                 bool    `json:"drift"`
 	Line                  int     `json:"line"`
+	// Queue is the hook's queue of streaming events in a running serve;
+	// null without one (or before its first such event).
+	Queue *queueCounts `json:"queue"`
 }
 
 func listedShellHookOf(s hookState) listedShellHook {
 	h := s.Hook
 	out := listedShellHook{
-		Event: h.Event, Command: h.Command, Timeout: int(h.Timeout.Seconds()), FailClosed: h.FailClosed,
+		Event: h.Event, Command: h.Command, Timeout: int(h.Timeout.Seconds()), FailClosed: h.FailClosed, Stream: h.Stream,
 		Approved: s.Approved, Script: s.Script, ScriptMtime: jsonTime(s.Mtime), Drift: s.Drift, Line: h.Line,
 	}
 	if h.Matcher != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/client"
 	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/observe"
 	"github.com/noora-hooks/noora-hooks/server"
 )
 
@@ -26,6 +27,7 @@ type ServeCmd struct {
 	AllowRemote bool          `help:"Allow a TCP address that is not loopback: other machines holding the token could then fire your hooks."`
 	MaxEvents   int           `help:"How many events run at once; more wait their turn." default:"64"`
 	CheckEvery  time.Duration `help:"How often to look at the config, the allowlist and callers' working directories for changes; 0 looks before every event." default:"10ms"`
+	StreamDrain time.Duration `help:"At shutdown, how long the queues of streaming events (on_stream_*, on_interim_message) get to drain before what is left is dropped, and counted in the log." default:"5s"`
 }
 
 // Run serves until SIGTERM or SIGINT: the first finishes the events in
@@ -78,13 +80,14 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	configPath, _ := filepath.Abs(paths.Config)
 	home, _ := filepath.Abs(paths.Home)
 
+	streams := &serveStreams{logf: logf}
 	srv, err := server.New(server.Options{
 		Load: func() (server.Backend, error) {
 			e, err := LoadEngine(g, &logEnv)
 			if err != nil {
 				return nil, err
 			}
-			return serveBackend{e}, nil
+			return streams.backend(e), nil
 		},
 		Watch:      []string{paths.Config, paths.Allowlist()},
 		CheckEvery: c.CheckEvery,
@@ -136,6 +139,7 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	l.Unlink()
 	time.Sleep(acceptQueueGrace)
 	err = srv.Shutdown(ctx)
+	streams.close(c.StreamDrain)
 	logf("stopped after %d events", srv.Served())
 	return err
 }
@@ -145,11 +149,15 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 // microseconds, so this only has to outlast a scheduling delay.
 const acceptQueueGrace = 100 * time.Millisecond
 
-// serveBackend serves one Engine.
-type serveBackend struct{ *Engine }
+// serveBackend serves one Engine; obs delivers its streaming events
+// (serve_stream.go).
+type serveBackend struct {
+	*Engine
+	obs *observe.Observers
+}
 
 // Hooks implements server.Backend.
-func (b serveBackend) Hooks() []byte { return hooksListing(b.Engine) }
+func (b serveBackend) Hooks() []byte { return hooksListing(b.Engine, b.obs) }
 
 // AcceptsHooks implements server.Backend.
 func (b serveBackend) AcceptsHooks() bool { return b.Accept }

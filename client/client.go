@@ -50,7 +50,8 @@ const maxError = 64 << 10
 // was sent, so firing in-process instead runs every hook exactly once.
 var ErrUnavailable = errors.New("no noora-hooks serve answers")
 
-// StatusError is a response other than 200 OK: the server refused the request.
+// StatusError is a response other than 200 OK (or 202 Accepted for an event
+// of the streaming family): the server refused the request.
 type StatusError struct {
 	Code    int
 	Message string // the server's "error" member, or the status text
@@ -164,6 +165,10 @@ type Answer struct {
 	// Warnings are what `exec` would print on stderr, in order, without the
 	// "noora-hooks: warning: " prefix.
 	Warnings []string
+	// Queued: the server answered 202 Accepted: an event of the streaming
+	// family was queued for its hooks, which run after the answer (their
+	// warnings go to serve's log).
+	Queued bool
 }
 
 // Fire fires event with kwargs (a JSON object; empty for none) and returns the
@@ -189,7 +194,7 @@ func (c *Client) Fire(ctx context.Context, event string, kwargs []byte, o FireOp
 	if err != nil {
 		return Answer{}, fmt.Errorf("fire %s at %s: %w", event, c.addr, err)
 	}
-	a := Answer{Body: body}
+	a := Answer{Body: body, Queued: resp.StatusCode == http.StatusAccepted}
 	for _, h := range resp.Header.Values(HeaderWarning) {
 		var w string
 		if json.Unmarshal([]byte(h), &w) != nil {
@@ -228,7 +233,7 @@ func (c *Client) Health(ctx context.Context) error {
 // Close drops the idle connections.
 func (c *Client) Close() { c.http.CloseIdleConnections() }
 
-// do sends req and reads a 200 answer of at most limit bytes.
+// do sends req and reads a 200 (or 202) answer of at most limit bytes.
 func (c *Client) do(req *http.Request, limit int64) ([]byte, *http.Response, error) {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
@@ -242,7 +247,7 @@ func (c *Client) do(req *http.Request, limit int64) ([]byte, *http.Response, err
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted {
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxError))
 		msg := strings.TrimSpace(string(data))
 		var e struct {

@@ -50,6 +50,9 @@ type Config struct {
 	Outbound []OutboundTarget
 	// OutboundSpoolLimit is outbound_spool_limit; 0 means the default (see SpoolLimit).
 	OutboundSpoolLimit int
+	// Stream is hooks_stream_queue_size and hooks_stream_idle_timeout
+	// (config/stream.go).
+	Stream StreamSettings
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
 	// Root is the document, for sections parsed elsewhere in this package.
@@ -70,6 +73,9 @@ type ShellHook struct {
 	// narrows when the hook runs and is checked by the dialect, not here.
 	Dialect      string
 	DialectEvent string
+	// Stream: one long-lived process per session reads every stream event
+	// as one line of JSON (config/stream.go).
+	Stream bool
 	// Line is where the entry starts in the file; Index its position in the
 	// event's list, from 1.
 	Line  int
@@ -200,6 +206,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.Plugins = c.parsePlugins(val)
 		case "outbound_spool_limit":
 			c.OutboundSpoolLimit = c.parseSpoolLimit(val)
+		case "hooks_stream_queue_size", "hooks_stream_idle_timeout":
+			c.parseStreamSetting(key.Value, val)
 		}
 	}
 	// Warnings read top to bottom, like the file.
@@ -287,7 +295,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		return ShellHook{}, false
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, Line: n.Line, Index: index}
-	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent *yaml.Node
+	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -307,6 +315,8 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			dialect = v
 		case "dialect_event":
 			dialectEvent = v
+		case "stream":
+			stream = v
 		}
 	}
 	if h.Command == "" {
@@ -339,6 +349,9 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	if timeout != nil {
 		h.Timeout = c.parseTimeout(where, timeout)
+	}
+	if stream != nil {
+		h.Stream = c.parseStreamEntry(where, event, h.Dialect, stream)
 	}
 	if matcher != nil {
 		src := ""

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
 func parse(t *testing.T, text string) *Config {
@@ -157,6 +159,7 @@ func FuzzParse(f *testing.F) {
 		"hooks:\n  outbound: []\n  pre_tool_cal: [{command: x}]\n",
 		"hooks: [a, b\n", "hooks:\n\tx: 1\n", "{hooks: {on_session_start: [{command: '', timeout: 1e99}]}}",
 		"&a [*a]", "hooks_auto_accept: on\nhooks_concurrency: 999\n",
+		"hooks:\n  on_stream_delta:\n    - command: tts\n      stream: true\nhooks_stream_queue_size: 9\nhooks_stream_idle_timeout: 2\nplugins: {stream_reasoning_deltas: yes}\n",
 	} {
 		f.Add(s)
 	}
@@ -176,6 +179,15 @@ func FuzzParse(f *testing.F) {
 			if h.FailClosed && h.Event != "pre_tool_call" {
 				t.Fatalf("fail_closed kept on %s", h.Event)
 			}
+			if ev, _ := protocol.Lookup(h.Event); h.Stream && (!ev.StreamLifecycle() || h.Dialect != "") {
+				t.Fatalf("stream kept on %s (dialect %q)", h.Event, h.Dialect)
+			}
+		}
+		if q := c.Stream.QueueSize(); q < 1 || q > MaxStreamQueueSize {
+			t.Fatalf("stream queue size %d", q)
+		}
+		if d := c.Stream.IdleTimeout(); d < time.Second || d > MaxStreamIdleTimeout {
+			t.Fatalf("stream idle timeout %v", d)
 		}
 		if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
 			t.Fatalf("concurrency %d", c.Concurrency)

@@ -20,6 +20,10 @@ type PluginSettings struct {
 	callbackTimeout    time.Duration
 	callbackTimeoutSet bool
 	startTimeout       time.Duration
+	// StreamReasoningDeltas is plugins.stream_reasoning_deltas: without it,
+	// on_stream_delta events of kind "reasoning" reach no hook at all (the
+	// Noora guide's opt-in; it covers shell hooks too).
+	StreamReasoningDeltas bool
 }
 
 // CallbackTimeout is plugins.hook_callback_timeout: how long one plugin
@@ -41,7 +45,7 @@ func (p PluginSettings) StartTimeout() time.Duration {
 }
 
 // parsePlugins reads the `plugins:` mapping. Keys it does not know are left
-// to other parsers (stream_reasoning_deltas, ...), never warned about here.
+// to other parsers, never warned about here.
 func (c *Config) parsePlugins(n *yaml.Node) PluginSettings {
 	var p PluginSettings
 	if isNullNode(n) {
@@ -59,6 +63,15 @@ func (c *Config) parsePlugins(n *yaml.Node) PluginSettings {
 			p.callbackTimeoutSet = true
 		case "start_timeout":
 			p.startTimeout = c.pluginSeconds(v, "plugins.start_timeout", 1, DefaultStartTimeout, MaxStartTimeout)
+		case "stream_reasoning_deltas":
+			b, ok := boolValue(v)
+			if !ok && v.Kind == yaml.ScalarNode && !isNullNode(v) {
+				b, ok = Truthy(v.Value), true
+			}
+			if !ok {
+				c.warn(v, "plugins.stream_reasoning_deltas must be true or false; treated as false")
+			}
+			p.StreamReasoningDeltas = b
 		}
 	}
 	return p

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/config"
@@ -44,7 +45,9 @@ type Options struct {
 	RetryAfter time.Duration
 	// Warn gets problems that belong to no single call: skipped plugin
 	// directories, register() warnings, unknown events. It is called from
-	// the goroutine that calls NewManager, Hooks, Sections or List.
+	// the goroutine that calls NewManager, Hooks, Sections or List, and from
+	// the goroutine that runs a streaming callback whose plugin had to start
+	// again.
 	Warn func(msg string)
 	// Log gets each line a plugin writes to stderr. It may be called from
 	// several goroutines at once.
@@ -59,12 +62,22 @@ type Manager struct {
 	problems []Problem
 	slots    []*slot // one per plugin, same order
 	warned   sync.Once
+	// closed: Close was called; no process starts any more (a streaming
+	// callback still queued in serve after a reload must not start one that
+	// nobody would stop).
+	closed atomic.Bool
 }
+
+// errClosed is a start asked of a Manager after Close.
+var errClosed = errors.New("its plugin manager was closed (the configuration was reloaded, or noora-hooks is stopping)")
 
 // slot holds the process of one plugin.
 type slot struct {
-	mu       sync.Mutex
-	proc     *Process
+	mu   sync.Mutex
+	proc *Process
+	// known is the last process that said hello, read without mu: the
+	// callbacks of a streaming event are taken from it while a start holds mu.
+	known    atomic.Pointer[Process]
 	err      error // the last start failure
 	failedAt time.Time
 }
@@ -161,6 +174,9 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 		s.proc.Stop() // reap the dead one before its successor starts
 		s.proc = nil
 	}
+	if m.closed.Load() {
+		return started{err: errClosed}
+	}
 	if s.err != nil && m.opts.RetryAfter > 0 && time.Since(s.failedAt) < m.opts.RetryAfter {
 		return started{err: s.err}
 	}
@@ -173,6 +189,7 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 		return started{err: err, fresh: true}
 	}
 	s.proc, s.err = proc, nil
+	s.known.Store(proc)
 	return started{proc: proc, fresh: true}
 }
 
@@ -195,6 +212,9 @@ func (m *Manager) announce(p *Plugin, proc *Process) {
 func (m *Manager) Hooks(call runner.Call) []runner.Hook {
 	if m == nil {
 		return nil
+	}
+	if call.Event.Streaming() {
+		return m.streamHooks(call)
 	}
 	procs := m.ensure()
 	kwargs, _ := call.Kwargs.MarshalJSON() // encoded once for every callback
@@ -231,6 +251,7 @@ func (m *Manager) Close() {
 	if m == nil {
 		return
 	}
+	m.closed.Store(true)
 	var wg sync.WaitGroup
 	for _, s := range m.slots {
 		wg.Add(1)
@@ -268,6 +289,13 @@ type callbackHook struct {
 	index    int // among the plugin's callbacks for event
 	callback string
 	kwargs   json.RawMessage
+	// slot is the plugin's position: a streaming callback whose process has
+	// ended starts it again there, in the worker that runs it.
+	slot int
+	// streaming: the callback is delivered through its own queue (the Noora
+	// guide's streaming hooks): not chained to the plugin's other
+	// callbacks, and its process started when it runs, not when it is queued.
+	streaming bool
 	// after is closed when the plugin's previous callback for this event
 	// has finished, done when this one has: a plugin's callbacks run one
 	// after the other in registration order, as they do in Noora, even
@@ -293,7 +321,9 @@ func (h *callbackHook) name() string {
 // same rules as a shell hook's stdout (protocol.Read). A callback that raises,
 // times out or whose process dies gives no answer and a warning.
 func (h *callbackHook) Run(ctx context.Context, call runner.Call) runner.Result {
-	defer h.once.Do(func() { close(h.done) })
+	if h.done != nil {
+		defer h.once.Do(func() { close(h.done) })
+	}
 	res := runner.Result{HookInfo: h.Describe(), Status: runner.StatusOK}
 	if h.after != nil {
 		select {
@@ -302,7 +332,16 @@ func (h *callbackHook) Run(ctx context.Context, call runner.Call) runner.Result 
 		}
 	}
 	start := time.Now()
-	m, err := h.proc.Invoke(ctx, h.m.opts.CallbackTimeout, h.event, h.index, h.callback, h.kwargs, call.Cwd)
+	proc := h.proc
+	if h.streaming && !proc.Alive() {
+		var problem string
+		if proc, problem = h.restart(); proc == nil {
+			res.Status = runner.StatusError
+			res.Warnings = append(res.Warnings, problem)
+			return res
+		}
+	}
+	m, err := proc.Invoke(ctx, h.m.opts.CallbackTimeout, h.event, h.index, h.callback, h.kwargs, call.Cwd)
 	res.Duration = time.Since(start)
 	where := fmt.Sprintf("plugin %q: %s callback %s", h.plugin.Name, h.event, h.name())
 	var cbErr *CallbackError

@@ -209,3 +209,64 @@ func TestClosestSuggestsOnlyLikelyTypos(t *testing.T) {
 		t.Error("event names are not sorted")
 	}
 }
+
+func TestStreamingFamily(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		streaming, lifecycle bool
+	}{
+		{"on_stream_start", true, true},
+		{"on_stream_delta", true, true},
+		{"on_stream_end", true, true},
+		{"on_interim_message", true, false},
+		{"post_llm_call", false, false},
+		{"pre_tool_call", false, false},
+	} {
+		ev, ok := Lookup(tc.name)
+		if !ok {
+			t.Fatalf("%s is not an event", tc.name)
+		}
+		if ev.Streaming() != tc.streaming || ev.StreamLifecycle() != tc.lifecycle {
+			t.Errorf("%s: Streaming %v, StreamLifecycle %v; want %v, %v", tc.name, ev.Streaming(), ev.StreamLifecycle(), tc.streaming, tc.lifecycle)
+		}
+	}
+}
+
+func TestReasoningDelta(t *testing.T) {
+	for _, tc := range []struct {
+		name, event, kwargs string
+		want                bool
+	}{
+		{"A reasoning delta is one", "on_stream_delta", `{"delta":"hmm","kind":"reasoning"}`, true},
+		{"A text delta is not", "on_stream_delta", `{"delta":"hi","kind":"text"}`, false},
+		{"A delta without a kind is text", "on_stream_delta", `{"delta":"hi"}`, false},
+		{"A kind that is not a string is not reasoning", "on_stream_delta", `{"kind":["reasoning"]}`, false},
+		{"Other events never are", "on_stream_end", `{"kind":"reasoning"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kw, err := ParseObject([]byte(tc.kwargs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ReasoningDelta(tc.event, kw); got != tc.want {
+				t.Errorf("ReasoningDelta = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSessionKey(t *testing.T) {
+	for _, tc := range []struct{ name, kwargs, want string }{
+		{"The session id", `{"session_id":"s1","parent_session_id":"p"}`, `"s1"`},
+		{"The parent when the session id is null", `{"session_id":null,"parent_session_id":"p"}`, `"p"`},
+		{"Numbers stay apart from strings", `{"session_id":1}`, `1`},
+		{"No session at all", `{}`, `""`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			kw, _ := ParseObject([]byte(tc.kwargs))
+			if got := SessionKey(kw); got != tc.want {
+				t.Errorf("SessionKey = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -32,26 +34,55 @@ type Fanout struct {
 
 // QueueStats is one hook's queue, as reports show it.
 type QueueStats struct {
-	Key       string `json:"key"`
-	Source    string `json:"source"`
-	Hook      string `json:"hook"`
-	Pending   int    `json:"pending"`
+	Key    string `json:"key"`
+	Source string `json:"source"`
+	Hook   string `json:"hook"`
+	// Events are the events the queue has carried, in first-seen order: one,
+	// unless the hook chose a queue of its own across events (QueueKeyer).
+	Events  []string `json:"events"`
+	Pending int      `json:"pending"`
+	// Running is 1 while the hook runs an event, else 0: every event
+	// enqueued is pending, running, delivered or dropped.
+	Running   int    `json:"running"`
 	Delivered uint64 `json:"delivered"`
 	Dropped   uint64 `json:"dropped"`
+}
+
+// QueueKeyer is a Hook that chooses its queue. A hook whose events must
+// reach it in the order they were fired, across events (a long-lived stream
+// hook: start, deltas, end), returns the same key for all of them; other
+// hooks get one queue per event (Key).
+type QueueKeyer interface {
+	QueueKey(event string) string
 }
 
 type job struct {
 	hook Hook
 	call Call
+	t    *tracker // nil: nobody waits
+}
+
+// tracker calls done once every job of one Enqueue has run or been dropped.
+type tracker struct {
+	left atomic.Int32
+	done func()
+}
+
+func (t *tracker) settle() {
+	if t != nil && t.left.Add(-1) == 0 {
+		t.done()
+	}
 }
 
 type queue struct {
 	info      HookInfo
 	key       string
+	events    []string
 	buf       []job // ring buffer of capacity size
 	head, n   int
 	delivered uint64
 	dropped   uint64
+	running   bool
 	wake      chan struct{} // buffered 1: "there is work"
 }
 
@@ -71,9 +102,33 @@ func (f *Fanout) init() {
 // Enqueue puts call on the queue of each hook and returns at once. It reports
 // false when the fanout is closed.
 func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
+	return f.EnqueueThen(call, hooks, nil)
+}
+
+// EnqueueThen is Enqueue, and calls done (when not nil) once every hook has
+// run the call or dropped it: at once when there is no hook or the fanout is
+// closed. It is how a server keeps what the hooks belong to (a config
+// generation, its plugin processes) alive until they are done with it. done
+// is called from a worker, or from Enqueue or Close, never with a lock held.
+func (f *Fanout) EnqueueThen(call Call, hooks []Hook, done func()) bool {
+	var t *tracker
+	if done != nil {
+		t = &tracker{done: done}
+		t.left.Store(int32(len(hooks)) + 1) // +1: this call's own hold, settled below
+	}
+	var dropped []*tracker
+	defer func() {
+		for _, d := range dropped {
+			d.settle()
+		}
+		t.settle()
+	}()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {
+		if t != nil {
+			t.left.Store(1)
+		}
 		return false
 	}
 	f.init()
@@ -83,7 +138,12 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 	}
 	for _, h := range hooks {
 		info := h.Describe()
-		key := Key(call.Event.Name, info)
+		var key string
+		if k, ok := h.(QueueKeyer); ok {
+			key = k.QueueKey(call.Event.Name)
+		} else {
+			key = Key(call.Event.Name, info)
+		}
 		q := f.queues[key]
 		if q == nil {
 			q = &queue{info: info, key: key, buf: make([]job, size), wake: make(chan struct{}, 1)}
@@ -92,13 +152,19 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 			f.wg.Add(1)
 			go f.work(q)
 		}
+		if !slices.Contains(q.events, call.Event.Name) {
+			q.events = append(q.events, call.Event.Name)
+		}
 		if q.n == len(q.buf) { // full: the oldest event goes
+			if old := q.buf[q.head].t; old != nil {
+				dropped = append(dropped, old)
+			}
 			q.buf[q.head] = job{}
 			q.head = (q.head + 1) % len(q.buf)
 			q.n--
 			q.dropped++
 		}
-		q.buf[(q.head+q.n)%len(q.buf)] = job{hook: h, call: call}
+		q.buf[(q.head+q.n)%len(q.buf)] = job{hook: h, call: call, t: t}
 		q.n++
 		select {
 		case q.wake <- struct{}{}:
@@ -119,6 +185,7 @@ func (f *Fanout) next(q *queue) (job, bool) {
 	q.buf[q.head] = job{}
 	q.head = (q.head + 1) % len(q.buf)
 	q.n--
+	q.running = true
 	return j, true
 }
 
@@ -139,10 +206,20 @@ func (f *Fanout) work(q *queue) {
 			}
 			continue
 		}
+		if f.ctx.Err() != nil { // Close gave up waiting: what is left is dropped
+			f.mu.Lock()
+			q.dropped++
+			q.running = false
+			f.mu.Unlock()
+			j.t.settle()
+			continue
+		}
 		res := j.hook.Run(f.ctx, j.call)
 		f.mu.Lock()
 		q.delivered++
+		q.running = false
 		f.mu.Unlock()
+		j.t.settle()
 		if f.Log != nil {
 			for _, w := range res.Warnings {
 				f.Log(w)
@@ -158,7 +235,11 @@ func (f *Fanout) Stats() []QueueStats {
 	out := make([]QueueStats, 0, len(f.order))
 	for _, k := range f.order {
 		q := f.queues[k]
-		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Pending: q.n, Delivered: q.delivered, Dropped: q.dropped})
+		running := 0
+		if q.running {
+			running = 1
+		}
+		out = append(out, QueueStats{Key: k, Source: q.info.Source, Hook: q.info.Name, Events: slices.Clone(q.events), Pending: q.n, Running: running, Delivered: q.delivered, Dropped: q.dropped})
 	}
 	return out
 }
@@ -184,16 +265,23 @@ func (f *Fanout) Close(grace time.Duration) []QueueStats {
 	case <-done:
 	case <-time.After(grace):
 		f.cancel()
+		var dropped []*tracker
 		f.mu.Lock()
 		for _, q := range f.queues {
 			q.dropped += uint64(q.n)
 			for q.n > 0 {
+				if t := q.buf[q.head].t; t != nil {
+					dropped = append(dropped, t)
+				}
 				q.buf[q.head] = job{}
 				q.head = (q.head + 1) % len(q.buf)
 				q.n--
 			}
 		}
 		f.mu.Unlock()
+		for _, t := range dropped {
+			t.settle()
+		}
 		<-done
 	}
 	f.cancel()

@@ -137,3 +137,87 @@ func BenchmarkFanoutEnqueue(b *testing.B) {
 	}
 	f.Close(time.Second)
 }
+
+// keyed is a recorder that shares one queue across events.
+type keyed struct{ *recorder }
+
+func (k keyed) QueueKey(string) string { return "one queue" }
+
+func TestAHookThatChoosesItsQueueGetsEveryEventInFiringOrder(t *testing.T) {
+	r := keyed{&recorder{name: "stream"}}
+	plain := &recorder{name: "plain"}
+	f := &Fanout{QueueSize: 1000}
+	events := []string{"on_stream_start", "on_stream_delta", "on_stream_delta", "on_stream_end"}
+	for i, ev := range events {
+		f.Enqueue(Call{Event: mustEvent(t, ev), Kwargs: protocol.Kwargs{{Key: "seq", Value: protocol.Raw(i)}}}, []Hook{r, plain})
+	}
+	stats := f.Close(10 * time.Second)
+	if got := r.got(); fmt.Sprint(got) != "[0 1 2 3]" {
+		t.Errorf("the keyed hook saw %v", got)
+	}
+	queues := map[string]QueueStats{}
+	for _, s := range stats {
+		queues[s.Key] = s
+	}
+	if len(queues) != 4 {
+		t.Fatalf("%d queues, want the keyed one and one per event for the plain hook: %+v", len(queues), stats)
+	}
+	if q := queues["one queue"]; fmt.Sprint(q.Events) != "[on_stream_start on_stream_delta on_stream_end]" || q.Delivered != 4 || q.Hook != "stream" {
+		t.Errorf("keyed queue %+v", q)
+	}
+	if q := queues[Key("on_stream_delta", plain.Describe())]; fmt.Sprint(q.Events) != "[on_stream_delta]" || q.Delivered != 2 {
+		t.Errorf("plain delta queue %+v", q)
+	}
+}
+
+func TestDoneIsCalledOnceEveryHookRanOrDroppedTheCall(t *testing.T) {
+	fast := &recorder{name: "fast"}
+	stalled := &recorder{name: "stalled", delay: time.Hour}
+	f := &Fanout{QueueSize: 2}
+	var mu sync.Mutex
+	done := map[int]int{}
+	mark := func(i int) func() {
+		return func() { mu.Lock(); done[i]++; mu.Unlock() }
+	}
+	const events = 20
+	for i := 0; i < events; i++ {
+		f.EnqueueThen(deltaCall(t, i), []Hook{fast, stalled}, mark(i))
+	}
+	// The stalled hook holds the event it runs (the first, unless it started
+	// late) and, queued, the last two: every other event was dropped by it
+	// and run by the fast one.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(done)
+		mu.Unlock()
+		if n >= events-3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // anything else that would settle does
+	mu.Lock()
+	if len(done) < events-3 || len(done) > events-2 || done[events-1] != 0 || done[events-2] != 0 {
+		t.Errorf("done before Close: %v; want all but the stalled hook's running one and its two queued ones", done)
+	}
+	mu.Unlock()
+	f.Close(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	for i := 0; i < events; i++ {
+		if done[i] != 1 {
+			t.Errorf("event %d: done called %d times", i, done[i])
+		}
+	}
+	called := false
+	f.EnqueueThen(deltaCall(t, 99), []Hook{fast}, func() { called = true })
+	if !called {
+		t.Error("a closed fanout did not call done")
+	}
+	called = false
+	(&Fanout{}).EnqueueThen(deltaCall(t, 1), nil, func() { called = true })
+	if !called {
+		t.Error("no hooks: done was not called")
+	}
+}

@@ -30,6 +30,9 @@ type ShellSource struct {
 	// §11), by name. An entry whose dialect is missing here is skipped with a
 	// warning.
 	Dialects map[string]Dialect
+	// Streams keeps the processes of `stream: true` entries across events
+	// (serve); nil runs each event as a stream of one line (exec).
+	Streams *Streams
 }
 
 // Dialect speaks another agent's hook protocol (Claude Code, Cursor) to a
@@ -97,9 +100,13 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 				continue
 			}
 		}
+		if h.Stream {
+			out = append(out, &StreamHook{Config: h, Streams: s.Streams})
+			continue
+		}
 		out = append(out, &ShellHook{Config: h, Dialect: dialect})
 	}
-	return out
+	return s.closers(call, out)
 }
 
 // Skipped is a hook that does not run; its result says why.

@@ -5,7 +5,9 @@
 //
 // It must never answer an event differently from exec (the answer bytes come
 // from the same encoder), never read an unbounded request, never drop an
-// event it accepted (shutdown drains them), and never fire for a caller that
+// event it answered 200 (shutdown drains them), never make the caller of a
+// streaming event wait for a hook (202: a Queuer delivers it, dropping from
+// bounded queues by design, and counting), and never fire for a caller that
 // failed the bearer-token check.
 package server
 
@@ -44,6 +46,18 @@ type Backend interface {
 
 // A Backend that holds processes (plugin hosts) also implements io.Closer:
 // the server closes a generation once it is replaced and its last event is done.
+
+// Queuer is a Backend that delivers the streaming family of observer events
+// (on_stream_start, on_stream_delta, on_stream_end, on_interim_message) off
+// the caller's path (package observe). Such an event is handed to Queue and
+// answered 202 Accepted at once, with exec's answer ({"event": ...}).
+type Queuer interface {
+	// Queue hands the event to its hooks' queues and returns at once; false
+	// when it cannot take events any more (shutting down). done must be
+	// called once every hook has run or dropped the event, even when Queue
+	// returns false: the generation stays open until then.
+	Queue(event protocol.Event, kw protocol.Kwargs, cwd string, done func()) bool
+}
 
 // Options configure a Server.
 type Options struct {
@@ -110,6 +124,10 @@ type Server struct {
 	// hookCtx is the parent of every firing; cancelling it kills running hooks.
 	hookCtx    context.Context
 	cancelHook context.CancelFunc
+
+	// streamSem bounds the bodies of streaming events being read, apart from
+	// sem: a host's token stream never waits behind slow directive events.
+	streamSem chan struct{}
 }
 
 // New loads the first Backend and returns a server for it.
@@ -120,7 +138,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxPayload <= 0 {
 		return nil, errors.New("server: MaxPayload must be set")
 	}
-	s := &Server{opts: opts, logf: opts.Logf, sem: make(chan struct{}, opts.MaxEvents)}
+	s := &Server{opts: opts, logf: opts.Logf, sem: make(chan struct{}, opts.MaxEvents), streamSem: make(chan struct{}, opts.MaxEvents)}
 	if s.logf == nil {
 		s.logf = func(string, ...any) {}
 	}
@@ -232,16 +250,40 @@ type eventRequest struct {
 }
 
 // handleEvent is POST /v1/events/{event}: the kwargs in, exec's answer out,
-// once every hook is done. (Observer events that must not wait, the stream
-// events, would branch here after readEvent: queue the request, answer 202,
-// and have Shutdown drain the queue.)
+// once every hook is done; for an event of the streaming family, at once
+// (202), when the Backend is a Queuer.
 func (s *Server) handleEvent(w http.ResponseWriter, r *http.Request) {
 	req, release, ok := s.readEvent(w, r)
 	if !ok {
 		return
 	}
 	defer release()
+	if req.event.Streaming() && s.queue(w, req) {
+		return
+	}
 	s.fire(w, req)
+}
+
+// queue hands a streaming event to the Backend's queues and answers 202 with
+// exec's answer; the hooks run after. It reports false when the Backend does
+// not queue, and the event must be fired. The generation stays open until
+// every hook is done with the event. A trace is not given: no hook has run.
+func (s *Server) queue(w http.ResponseWriter, req eventRequest) bool {
+	g := s.acquire()
+	q, ok := g.backend.(Queuer)
+	if !ok {
+		g.release()
+		return false
+	}
+	if !q.Queue(req.event, req.kw, req.cwd, g.release) {
+		writeError(w, http.StatusServiceUnavailable, "serve is shutting down: the event was not queued", nil)
+		return true
+	}
+	s.served.Add(1)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write(runner.Report{Combined: protocol.Combine(req.event.Name, req.kw, nil)}.AnswerJSON(false))
+	return true
 }
 
 // readEvent checks a request and reads its kwargs, or answers the error and
@@ -275,12 +317,16 @@ func (s *Server) readEvent(w http.ResponseWriter, r *http.Request) (req eventReq
 	v := r.URL.Query().Get("trace")
 	req = eventRequest{event: event, cwd: cwd, trace: v == "1" || v == "true"}
 
+	sem := s.sem
+	if event.Streaming() {
+		sem = s.streamSem
+	}
 	select {
-	case s.sem <- struct{}{}:
+	case sem <- struct{}{}:
 	case <-r.Context().Done():
 		return req, nil, false // the caller left before its event started: nothing ran
 	}
-	release = func() { <-s.sem }
+	release = func() { <-sem }
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxPayload))
 	if err != nil {
 		release()
