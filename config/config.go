@@ -413,16 +413,31 @@ func boolValue(n *yaml.Node) (bool, bool) {
 }
 
 func (c *Config) parseTimeout(where string, n *yaml.Node) time.Duration {
-	secs, ok := intValue(n)
+	return c.seconds(n, where+": timeout", 1, DefaultTimeout, MaxTimeout)
+}
+
+// wholeNumber reads a whole-number setting named what: a value that is not
+// one, or is under low, warns and gives def; one over high warns and is
+// clamped. unit ("seconds", or "") only words the warning.
+func (c *Config) wholeNumber(n *yaml.Node, what, unit string, low, def, high int64) int64 {
+	v, ok := intValue(n)
 	switch {
-	case !ok || secs < 1:
-		c.warn(n, "%s: timeout %q is not a whole number of seconds of at least 1; using %d", where, n.Value, int(DefaultTimeout/time.Second))
-		return DefaultTimeout
-	case secs > int64(MaxTimeout/time.Second):
-		c.warn(n, "%s: timeout %d is over the maximum; clamped to %d", where, secs, int(MaxTimeout/time.Second))
-		return MaxTimeout
+	case !ok || v < low:
+		if unit != "" {
+			unit = " of " + unit
+		}
+		c.warn(n, "%s %q is not a whole number%s of at least %d; using %d", what, n.Value, unit, low, def)
+		return def
+	case v > high:
+		c.warn(n, "%s %d is over the maximum; clamped to %d", what, v, high)
+		return high
 	}
-	return time.Duration(secs) * time.Second
+	return v
+}
+
+// seconds is wholeNumber for a duration in whole seconds.
+func (c *Config) seconds(n *yaml.Node, what string, low int64, def, high time.Duration) time.Duration {
+	return time.Duration(c.wholeNumber(n, what, "seconds", low, int64(def/time.Second), int64(high/time.Second))) * time.Second
 }
 
 // intValue reads a scalar that holds a whole number, written as an integer, a
@@ -453,16 +468,7 @@ func (c *Config) parseAutoAccept(n *yaml.Node) bool {
 }
 
 func (c *Config) parseConcurrency(n *yaml.Node) int {
-	v, ok := intValue(n)
-	switch {
-	case !ok || v < 1:
-		c.warn(n, "hooks_concurrency %q is not a whole number of at least 1; using %d", n.Value, DefaultConcurrency)
-		return DefaultConcurrency
-	case v > MaxConcurrency:
-		c.warn(n, "hooks_concurrency %d is over the maximum; clamped to %d", v, MaxConcurrency)
-		return MaxConcurrency
-	}
-	return int(v)
+	return int(c.wholeNumber(n, "hooks_concurrency", "", 1, DefaultConcurrency, MaxConcurrency))
 }
 
 // Truthy reads an environment switch: 1, true, yes, on in any case, blanks

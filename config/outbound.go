@@ -97,16 +97,7 @@ func (c *Config) SpoolLimit() int {
 }
 
 func (c *Config) parseSpoolLimit(n *yaml.Node) int {
-	v, ok := intValue(n)
-	switch {
-	case !ok || v < 1:
-		c.warn(n, "outbound_spool_limit %q is not a whole number of at least 1; using %d", n.Value, DefaultOutboundSpoolLimit)
-		return DefaultOutboundSpoolLimit
-	case v > MaxOutboundSpoolLimit:
-		c.warn(n, "outbound_spool_limit %d is over the maximum; clamped to %d", v, MaxOutboundSpoolLimit)
-		return MaxOutboundSpoolLimit
-	}
-	return int(v)
+	return int(c.wholeNumber(n, "outbound_spool_limit", "", 1, DefaultOutboundSpoolLimit, MaxOutboundSpoolLimit))
 }
 
 // parseOutbound reads hooks.outbound. Like shell hooks, a bad entry is skipped

@@ -59,10 +59,10 @@ func (c *Config) parsePlugins(n *yaml.Node) PluginSettings {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
 		case "hook_callback_timeout":
-			p.callbackTimeout = c.pluginSeconds(v, "plugins.hook_callback_timeout", 0, DefaultCallbackTimeout, MaxCallbackTimeout)
+			p.callbackTimeout = c.seconds(v, "plugins.hook_callback_timeout", 0, DefaultCallbackTimeout, MaxCallbackTimeout)
 			p.callbackTimeoutSet = true
 		case "start_timeout":
-			p.startTimeout = c.pluginSeconds(v, "plugins.start_timeout", 1, DefaultStartTimeout, MaxStartTimeout)
+			p.startTimeout = c.seconds(v, "plugins.start_timeout", 1, DefaultStartTimeout, MaxStartTimeout)
 		case "stream_reasoning_deltas":
 			b, ok := boolValue(v)
 			if !ok && v.Kind == yaml.ScalarNode && !isNullNode(v) {
@@ -75,19 +75,4 @@ func (c *Config) parsePlugins(n *yaml.Node) PluginSettings {
 		}
 	}
 	return p
-}
-
-// pluginSeconds reads a whole number of seconds of at least low: an invalid
-// value warns and gives def; one over max warns and is clamped.
-func (c *Config) pluginSeconds(n *yaml.Node, key string, low int64, def, max time.Duration) time.Duration {
-	secs, ok := intValue(n)
-	switch {
-	case !ok || secs < low:
-		c.warn(n, "%s %q is not a whole number of seconds of at least %d; using %d", key, n.Value, low, int(def/time.Second))
-		return def
-	case secs > int64(max/time.Second):
-		c.warn(n, "%s %d is over the maximum; clamped to %d", key, secs, int(max/time.Second))
-		return max
-	}
-	return time.Duration(secs) * time.Second
 }

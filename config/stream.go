@@ -48,18 +48,9 @@ func (s StreamSettings) IdleTimeout() time.Duration {
 func (c *Config) parseStreamSetting(key string, n *yaml.Node) {
 	switch key {
 	case "hooks_stream_queue_size":
-		v, ok := intValue(n)
-		switch {
-		case !ok || v < 1:
-			c.warn(n, "%s %q is not a whole number of at least 1; using %d", key, n.Value, DefaultStreamQueueSize)
-		case v > MaxStreamQueueSize:
-			c.warn(n, "%s %d is over the maximum; clamped to %d", key, v, MaxStreamQueueSize)
-			c.Stream.queueSize = MaxStreamQueueSize
-		default:
-			c.Stream.queueSize = int(v)
-		}
+		c.Stream.queueSize = int(c.wholeNumber(n, key, "", 1, DefaultStreamQueueSize, MaxStreamQueueSize))
 	case "hooks_stream_idle_timeout":
-		c.Stream.idleTimeout = c.pluginSeconds(n, key, 1, DefaultStreamIdleTimeout, MaxStreamIdleTimeout)
+		c.Stream.idleTimeout = c.seconds(n, key, 1, DefaultStreamIdleTimeout, MaxStreamIdleTimeout)
 	}
 }
 

@@ -145,7 +145,7 @@ func (m *Manager) Sections(ctx context.Context, sessionInfo protocol.Object) Sec
 			skip(name, c.id, "%v", err)
 			continue
 		case msg.Value.Type != gjson.String:
-			skip(name, c.id, "it is %s, not a string", kindOf(msg.Value))
+			skip(name, c.id, "it is %s, not a string", protocol.KindOf(msg.Value))
 			continue
 		}
 		text := msg.Value.String()
@@ -186,7 +186,7 @@ func check(d wire.SectionDecl) (candidate, string, string) {
 		if !d.ID.Exists() {
 			shown = "(none)"
 		}
-		return candidate{}, shown, fmt.Sprintf("its id is %s, not a string", kindOf(d.ID))
+		return candidate{}, shown, fmt.Sprintf("its id is %s, not a string", protocol.KindOf(d.ID))
 	}
 	if !validSectionID(id) {
 		return candidate{}, id, "its id must be 1-128 characters of a-z, 0-9, '.', '_' and '-'"
@@ -214,24 +214,4 @@ func clipRaw(s string) string {
 		return s[:40] + "…"
 	}
 	return s
-}
-
-func kindOf(v gjson.Result) string {
-	switch {
-	case !v.Exists():
-		return "missing"
-	case v.IsArray():
-		return "an array"
-	case v.IsObject():
-		return "an object"
-	case v.Type == gjson.String:
-		return "a string"
-	case v.Type == gjson.Number:
-		return "a number"
-	case v.Type == gjson.True || v.Type == gjson.False:
-		return "a boolean"
-	case v.Type == gjson.Null:
-		return "null"
-	}
-	return "something else"
 }

@@ -32,7 +32,7 @@ func ParseObject(data []byte) (Object, error) {
 	}
 	r := gjson.ParseBytes(compact.Bytes())
 	if !r.IsObject() {
-		return nil, fmt.Errorf("%w: got %s", ErrNotObject, kindOf(r))
+		return nil, fmt.Errorf("%w: got %s", ErrNotObject, KindOf(r))
 	}
 	return objectOf(r), nil
 }
@@ -118,19 +118,24 @@ func Raw(v any) json.RawMessage {
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
-func kindOf(r gjson.Result) string {
+// KindOf names the JSON type of v for messages: "an array", "a string",
+// "missing", and so on.
+func KindOf(v gjson.Result) string {
 	switch {
-	case r.IsArray():
+	case !v.Exists():
+		return "missing"
+	case v.IsArray():
 		return "an array"
-	case r.Type == gjson.String:
+	case v.IsObject():
+		return "an object"
+	case v.Type == gjson.String:
 		return "a string"
-	case r.Type == gjson.Number:
+	case v.Type == gjson.Number:
 		return "a number"
-	case r.Type == gjson.True || r.Type == gjson.False:
+	case v.Type == gjson.True || v.Type == gjson.False:
 		return "a boolean"
-	case r.Type == gjson.Null:
+	case v.Type == gjson.Null:
 		return "null"
-	default:
-		return "something else"
 	}
+	return "something else"
 }
