@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -44,7 +41,7 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signalContext()
 		defer stop()
 		report = eng.Fire(ctx, ev, in.Kwargs, cwd)
 		for _, w := range report.Warnings() {

@@ -5,11 +5,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -163,4 +166,10 @@ type VersionCmd struct{}
 func (VersionCmd) Run(env *Env) error {
 	fmt.Fprintf(env.Stdout, "noora-hooks %s\n", Version)
 	return nil
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM, so that a command's hooks
+// are stopped (their process groups killed) when the command is.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/google/shlex"
 
@@ -92,7 +90,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 
 	// The checks that need no run first; then the trial runs, concurrently

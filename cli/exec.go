@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -58,7 +55,7 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
 		return err

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/noora-hooks/noora-hooks/config"
@@ -65,7 +62,7 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	for _, p := range problems {
 		env.Warnf("%s", p)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	em := &gatewayhooks.Emitter{
 		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,

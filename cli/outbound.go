@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -30,10 +28,6 @@ type OutboundCmd struct {
 // outboundSpool is the spool of the engine's home.
 func outboundSpool(e *Engine) outbound.Spool {
 	return outbound.Spool{Dir: outbound.DirOf(e.Paths.Home), Limit: e.Config.SpoolLimit()}
-}
-
-func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
 // OutboundDrainCmd is `noora-hooks outbound drain`.
@@ -124,7 +118,7 @@ func drainLine(r outbound.Result) string {
 		if a.TimedOut {
 			parts = append(parts, a.String()) // its duration is the timeout
 		} else {
-			parts = append(parts, fmt.Sprintf("%s in %s", a, a.Duration.Round(time.Millisecond)))
+			parts = append(parts, fmt.Sprintf("%s in %dms", a, a.Duration.Milliseconds()))
 		}
 	}
 	status := "delivered"
@@ -400,8 +394,8 @@ func printTest(w io.Writer, t config.OutboundTarget, d outbound.Delivery, signed
 	if !signed {
 		sig = "UNSIGNED"
 	}
-	fmt.Fprintf(w, "target:    %s\nurl:       %s\nevent:     %s\ndelivery:  %s\nsigned:    %s\nresponse:  %s in %s\n",
-		t.Name, t.URL, d.Event, d.ID, sig, a, a.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "target:    %s\nurl:       %s\nevent:     %s\ndelivery:  %s\nsigned:    %s\nresponse:  %s in %dms\n",
+		t.Name, t.URL, d.Event, d.ID, sig, a, a.Duration.Milliseconds())
 	if body := strings.TrimSpace(string(a.Body)); body != "" {
 		fmt.Fprintf(w, "body:      %s\n", runner.Excerpt(body))
 	}

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 
 	"github.com/noora-hooks/noora-hooks/plugins"
@@ -105,7 +102,7 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 	defer eng.Close()
 	var out plugins.Sections
 	if m := eng.Plugins(); m != nil {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signalContext()
 		defer stop()
 		out = m.Sections(ctx, info)
 	}

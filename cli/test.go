@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -75,7 +71,7 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 		states = append(states, eng.stateOf(h))
 	}
 	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext()
 	defer stop()
 	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
 	answers := make([]protocol.Answer, len(results))
