@@ -11,22 +11,21 @@ package gatewayhooks
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/noora-hooks/noora-hooks/plugins"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // Limits.
 const (
-	// MaxManifestSize bounds a HOOK.yaml we read.
-	MaxManifestSize = 1 << 20
+	// MaxManifestSize bounds a HOOK.yaml we read (plugins.ReadManifest).
+	MaxManifestSize = plugins.MaxManifestSize
 	// DefaultTimeout bounds one handler's run unless HOOK.yaml says otherwise;
 	// MaxTimeout is the most it may say.
 	DefaultTimeout = 60 * time.Second
@@ -79,25 +78,14 @@ func Dir(home string) string { return filepath.Join(home, "hooks") }
 // no handler is a Problem and is skipped (SPEC §9).
 func Discover(home string) ([]*Handler, []Problem) {
 	root := Dir(home)
-	entries, err := os.ReadDir(root)
+	names, err := plugins.Subdirs(root)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, []Problem{{Name: "hooks", Dir: root, Skipped: true, Msg: fmt.Sprintf("cannot read the gateway hooks directory: %v", err)}}
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	var handlers []*Handler
 	var problems []Problem
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "__pycache__" {
-			continue
-		}
+	for _, name := range names {
 		dir := filepath.Join(root, name)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue
-		}
 		h, notes, err := Load(dir)
 		for _, n := range notes {
 			problems = append(problems, Problem{Name: name, Dir: dir, Msg: n})
@@ -114,20 +102,9 @@ func Discover(home string) ([]*Handler, []Problem) {
 // Load reads the hook in dir. notes are parts of the manifest that were
 // ignored; err means the hook cannot run.
 func Load(dir string) (h *Handler, notes []string, err error) {
-	f, err := os.Open(filepath.Join(dir, "HOOK.yaml"))
+	data, err := plugins.ReadManifest(dir, "HOOK.yaml")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil, errors.New("no HOOK.yaml")
-		}
 		return nil, nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
-	if err != nil {
-		return nil, nil, fmt.Errorf("read HOOK.yaml: %w", err)
-	}
-	if len(data) > MaxManifestSize {
-		return nil, nil, fmt.Errorf("HOOK.yaml is over %d KiB", MaxManifestSize>>10)
 	}
 	h, notes, err = ParseManifest(dir, data)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -49,6 +48,52 @@ func (p Problem) String() string {
 	return fmt.Sprintf("plugin %q (%s): %s; skipped", p.Name, p.Dir, p.Msg)
 }
 
+// Subdirs lists the directories under root that may hold a plugin or a
+// gateway hook, sorted by name: not hidden ones, not __pycache__, not stray
+// files or dangling links. A missing root has none.
+func Subdirs(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries { // os.ReadDir sorts by name
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || name == "__pycache__" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(root, name)); err != nil || !st.IsDir() {
+			continue
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// ReadManifest reads dir/name, at most MaxManifestSize bytes: a manifest is
+// written by hand, and a larger file is a mistake, not a manifest.
+func ReadManifest(dir, name string) ([]byte, error) {
+	f, err := os.Open(filepath.Join(dir, name))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no %s", name)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(data) > MaxManifestSize {
+		return nil, fmt.Errorf("%s is over %d KiB", name, MaxManifestSize>>10)
+	}
+	return data, nil
+}
+
 // Dir is where plugins live: <home>/plugins.
 func Dir(home string) string { return filepath.Join(home, "plugins") }
 
@@ -57,25 +102,14 @@ func Dir(home string) string { return filepath.Join(home, "plugins") }
 // Problem, in the same order. A missing plugins directory means no plugins.
 func Discover(home string) ([]*Plugin, []Problem) {
 	root := Dir(home)
-	entries, err := os.ReadDir(root)
+	names, err := Subdirs(root)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, nil
-		}
 		return nil, []Problem{{Name: "plugins", Dir: root, Msg: fmt.Sprintf("cannot read the plugins directory: %v", err)}}
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 	var plugins []*Plugin
 	var problems []Problem
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || name == "__pycache__" {
-			continue
-		}
+	for _, name := range names {
 		dir := filepath.Join(root, name)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue // a stray file, or a dangling link
-		}
 		p, err := Load(dir)
 		if err != nil {
 			problems = append(problems, Problem{Name: name, Dir: dir, Msg: err.Error()})
@@ -89,21 +123,9 @@ func Discover(home string) ([]*Plugin, []Problem) {
 // Load reads the plugin in dir: its plugin.yaml, and its __init__.py unless
 // plugin.yaml names a command.
 func Load(dir string) (*Plugin, error) {
-	path := filepath.Join(dir, "plugin.yaml")
-	f, err := os.Open(path)
+	data, err := ReadManifest(dir, "plugin.yaml")
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, errors.New("no plugin.yaml")
-		}
 		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxManifestSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read plugin.yaml: %w", err)
-	}
-	if len(data) > MaxManifestSize {
-		return nil, fmt.Errorf("plugin.yaml is over %d KiB", MaxManifestSize>>10)
 	}
 	p, err := ParseManifest(dir, data)
 	if err != nil {
