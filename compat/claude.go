@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
@@ -15,36 +14,10 @@ import (
 // claudeDialect runs hooks written for Claude Code: they read Claude's
 // payload, are matched by Claude's rules and answer by Claude's rules
 // (Hooks reference: "Hook input and output", "Exit code output", "JSON
-// output", "Decision control").
-type claudeDialect struct{}
-
-// Applies implements runner.Dialect.
-func (claudeDialect) Applies(h config.ShellHook, call runner.Call) (bool, string) {
-	ev, problem := eventFor(Claude, h, call)
-	if ev == nil {
-		return false, problem
-	}
-	if h.Matcher == nil || ev.Matcher == "" {
-		return true, "" // Claude ignores matchers on events without one
-	}
-	subject, _ := kwString(claudePayload(ev, call), ev.Matcher)
-	return Match(h.Matcher.Source, subject), ""
-}
-
-// Stdin implements runner.Dialect.
-func (claudeDialect) Stdin(h config.ShellHook, call runner.Call) []byte {
-	ev, _ := eventFor(Claude, h, call)
-	if ev == nil {
-		return runner.StdinOf(call)
-	}
-	b, _ := claudePayload(ev, call).MarshalJSON()
-	return append(b, '\n')
-}
-
-// Env implements runner.Dialect.
-func (claudeDialect) Env(_ config.ShellHook, call runner.Call) []string {
-	return []string{"CLAUDE_PROJECT_DIR=" + projectDir(call.Env, "CLAUDE_PROJECT_DIR", call.Cwd)}
-}
+// output", "Decision control"): JSON is read only on exit 0; exit 2 blocks
+// with stderr where the event can block; plain text on UserPromptSubmit and
+// SessionStart is context.
+var claudeDialect = dialect{tool: Claude, projectVar: "CLAUDE_PROJECT_DIR", payload: claudePayload, read: readClaude}
 
 // claudePayload is what Claude Code would send for call: its common fields
 // (session_id, transcript_path when known, cwd, permission_mode,
@@ -178,17 +151,6 @@ func toolError(kw protocol.Kwargs) string {
 		}
 	}
 	return ""
-}
-
-// Read implements runner.Dialect by Claude's rules: JSON is read only on
-// exit 0; exit 2 blocks with stderr where the event can block; plain text
-// on UserPromptSubmit and SessionStart is context.
-func (claudeDialect) Read(h config.ShellHook, call runner.Call, out runner.Outcome) runner.Reading {
-	ev, _ := eventFor(Claude, h, call)
-	if ev == nil {
-		return runner.ReadNoora(call.Event.Name, out)
-	}
-	return readClaude(ev, call, out)
 }
 
 func readClaude(ev *Event, call runner.Call, out runner.Outcome) runner.Reading {

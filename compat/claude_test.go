@@ -79,7 +79,7 @@ func TestClaudePayload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			call := testCall(t, tt.event, tt.kwargs)
-			got := strings.TrimSpace(string(claudeDialect{}.Stdin(hook(tt.event, tt.dialectEvent, ""), call)))
+			got := strings.TrimSpace(string(claudeDialect.Stdin(hook(tt.event, tt.dialectEvent, ""), call)))
 			if got != tt.want {
 				t.Errorf("payload\n got %s\nwant %s", got, tt.want)
 			}
@@ -102,7 +102,7 @@ func TestClaudeApplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ok, problem := claudeDialect{}.Applies(hook(tt.event, tt.dialectEvent, tt.matcher), testCall(t, tt.event, tt.kwargs))
+			ok, problem := claudeDialect.Applies(hook(tt.event, tt.dialectEvent, tt.matcher), testCall(t, tt.event, tt.kwargs))
 			if ok != tt.want || problem != "" {
 				t.Errorf("Applies = %v %q, want %v", ok, problem, tt.want)
 			}
@@ -112,11 +112,11 @@ func TestClaudeApplies(t *testing.T) {
 
 func TestClaudeEnvNamesTheProject(t *testing.T) {
 	call := testCall(t, "pre_tool_call", `{}`)
-	if got := (claudeDialect{}).Env(hook("pre_tool_call", "", ""), call); len(got) != 1 || got[0] != "CLAUDE_PROJECT_DIR=/home/u/proj" {
+	if got := claudeDialect.Env(hook("pre_tool_call", "", ""), call); len(got) != 1 || got[0] != "CLAUDE_PROJECT_DIR=/home/u/proj" {
 		t.Errorf("Env = %v, want the working directory", got)
 	}
 	call.Env = append(call.Env, "CLAUDE_PROJECT_DIR=/elsewhere")
-	if got := (claudeDialect{}).Env(hook("pre_tool_call", "", ""), call); got[0] != "CLAUDE_PROJECT_DIR=/elsewhere" {
+	if got := claudeDialect.Env(hook("pre_tool_call", "", ""), call); got[0] != "CLAUDE_PROJECT_DIR=/elsewhere" {
 		t.Errorf("Env = %v, want the value Claude Code set", got)
 	}
 }
@@ -200,7 +200,7 @@ func TestClaudeRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			call := testCall(t, tt.event, tt.kwargs)
 			out := runner.Outcome{End: runner.Exited, Code: tt.code, Stdout: []byte(tt.stdout), Stderr: []byte(tt.stderr)}
-			r := claudeDialect{}.Read(hook(tt.event, "", ""), call, out)
+			r := claudeDialect.Read(hook(tt.event, "", ""), call, out)
 			a := r.Answer
 			if a.Kind != tt.want.kind || a.Message != tt.want.message || a.Text != tt.want.text || jsonOf(a.Args) != tt.want.args {
 				t.Errorf("answer = %v %q %q %s, want %v %q %q %s", a.Kind, a.Message, a.Text, jsonOf(a.Args),

@@ -22,6 +22,8 @@ package compat
 import (
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
 
@@ -35,8 +37,8 @@ const (
 // runner.ShellSource.Dialects.
 func Dialects() map[string]runner.Dialect {
 	return map[string]runner.Dialect{
-		Claude: claudeDialect{},
-		Cursor: cursorDialect{},
+		Claude: claudeDialect,
+		Cursor: cursorDialect,
 	}
 }
 
@@ -63,4 +65,55 @@ func projectDir(env []string, name, cwd string) string {
 		}
 	}
 	return cwd
+}
+
+// dialect speaks one tool's hook protocol to a shell hook (runner.Dialect).
+// What differs between Claude Code and Cursor is the payload, the project
+// directory variable and how an answer is read; matching by the tool's
+// rules and falling back to Noora's protocol for events the tool does not
+// have are the same for both.
+type dialect struct {
+	tool       string // Claude or Cursor
+	projectVar string // CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR
+	payload    func(ev *Event, call runner.Call) protocol.Object
+	read       func(ev *Event, call runner.Call, out runner.Outcome) runner.Reading
+}
+
+// Applies implements runner.Dialect: the hook's event must map to call, and
+// its matcher (by Claude's rules) must accept the event's subject.
+func (d dialect) Applies(h config.ShellHook, call runner.Call) (bool, string) {
+	ev, problem := eventFor(d.tool, h, call)
+	if ev == nil {
+		return false, problem
+	}
+	if h.Matcher == nil || ev.Matcher == "" {
+		return true, "" // matchers are ignored on events without a subject
+	}
+	subject, _ := kwString(d.payload(ev, call), ev.Matcher)
+	return Match(h.Matcher.Source, subject), ""
+}
+
+// Stdin implements runner.Dialect: the tool's payload, one line.
+func (d dialect) Stdin(h config.ShellHook, call runner.Call) []byte {
+	ev, _ := eventFor(d.tool, h, call)
+	if ev == nil {
+		return runner.StdinOf(call)
+	}
+	b, _ := d.payload(ev, call).MarshalJSON()
+	return append(b, '\n')
+}
+
+// Env implements runner.Dialect: the project directory the tool would set,
+// unless the caller's environment already has it.
+func (d dialect) Env(_ config.ShellHook, call runner.Call) []string {
+	return []string{d.projectVar + "=" + projectDir(call.Env, d.projectVar, call.Cwd)}
+}
+
+// Read implements runner.Dialect by the tool's rules.
+func (d dialect) Read(h config.ShellHook, call runner.Call, out runner.Outcome) runner.Reading {
+	ev, _ := eventFor(d.tool, h, call)
+	if ev == nil {
+		return runner.ReadNoora(call.Event.Name, out)
+	}
+	return d.read(ev, call, out)
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tidwall/gjson"
 
-	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
 )
@@ -19,35 +18,7 @@ import (
 // follows Claude's rules against the event's subject (the command, the MCP
 // tool, the file), and exit 2 blocks a tool call as it does in Noora and in
 // later Cursor releases.
-type cursorDialect struct{}
-
-// Applies implements runner.Dialect.
-func (cursorDialect) Applies(h config.ShellHook, call runner.Call) (bool, string) {
-	ev, problem := eventFor(Cursor, h, call)
-	if ev == nil {
-		return false, problem
-	}
-	if h.Matcher == nil || ev.Matcher == "" {
-		return true, ""
-	}
-	subject, _ := kwString(cursorPayload(ev, call), ev.Matcher)
-	return Match(h.Matcher.Source, subject), ""
-}
-
-// Stdin implements runner.Dialect.
-func (cursorDialect) Stdin(h config.ShellHook, call runner.Call) []byte {
-	ev, _ := eventFor(Cursor, h, call)
-	if ev == nil {
-		return runner.StdinOf(call)
-	}
-	b, _ := cursorPayload(ev, call).MarshalJSON()
-	return append(b, '\n')
-}
-
-// Env implements runner.Dialect.
-func (cursorDialect) Env(_ config.ShellHook, call runner.Call) []string {
-	return []string{"CURSOR_PROJECT_DIR=" + projectDir(call.Env, "CURSOR_PROJECT_DIR", call.Cwd)}
-}
+var cursorDialect = dialect{tool: Cursor, projectVar: "CURSOR_PROJECT_DIR", payload: cursorPayload, read: readCursor}
 
 // cursorPayload is what Cursor would send for call: the common fields, then
 // the event's own.
@@ -176,13 +147,12 @@ func absPath(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
-// Read implements runner.Dialect: Noora's reading (which knows Cursor's
-// permission answers, in snake_case and camelCase), plus what only Cursor
-// says: followup_message at stop, continue: false before a prompt.
-func (cursorDialect) Read(h config.ShellHook, call runner.Call, out runner.Outcome) runner.Reading {
+// readCursor is Noora's reading (which knows Cursor's permission answers,
+// in snake_case and camelCase), plus what only Cursor says: followup_message
+// at stop, continue: false before a prompt.
+func readCursor(ev *Event, call runner.Call, out runner.Outcome) runner.Reading {
 	r := runner.ReadNoora(call.Event.Name, out)
-	ev, _ := eventFor(Cursor, h, call)
-	if ev == nil || out.StdoutTruncated {
+	if out.StdoutTruncated {
 		return r
 	}
 	v, ok, err := protocol.Parse(out.Stdout)

@@ -54,7 +54,7 @@ func TestCursorPayload(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			call := testCall(t, tt.event, tt.kwargs)
-			got := strings.TrimSpace(string(cursorDialect{}.Stdin(cursorHook(tt.event, "", ""), call)))
+			got := strings.TrimSpace(string(cursorDialect.Stdin(cursorHook(tt.event, "", ""), call)))
 			if got != tt.want {
 				t.Errorf("payload\n got %s\nwant %s", got, tt.want)
 			}
@@ -76,7 +76,7 @@ func TestCursorApplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ok, problem := cursorDialect{}.Applies(cursorHook("pre_tool_call", tt.dialectEvent, tt.matcher), testCall(t, "pre_tool_call", tt.kwargs))
+			ok, problem := cursorDialect.Applies(cursorHook("pre_tool_call", tt.dialectEvent, tt.matcher), testCall(t, "pre_tool_call", tt.kwargs))
 			if ok != tt.want || problem != "" {
 				t.Errorf("Applies = %v %q, want %v", ok, problem, tt.want)
 			}
@@ -108,7 +108,7 @@ func TestCursorRead(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out := runner.Outcome{End: runner.Exited, Code: tt.code, Stdout: []byte(tt.stdout), Stderr: []byte(tt.stderr)}
-			r := cursorDialect{}.Read(cursorHook(tt.event, "", ""), testCall(t, tt.event, tt.kwargs), out)
+			r := cursorDialect.Read(cursorHook(tt.event, "", ""), testCall(t, tt.event, tt.kwargs), out)
 			if r.Answer.Kind != tt.kind || r.Answer.Message != tt.message || len(r.Warnings) != tt.warns {
 				t.Errorf("answer %v %q warnings %q, want %v %q %d", r.Answer.Kind, r.Answer.Message, r.Warnings, tt.kind, tt.message, tt.warns)
 			}

@@ -72,10 +72,10 @@ func FuzzReadAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cursor bool, event uint8, code int, stdout, stderr []byte) {
 		ev, _ := protocol.Lookup(events[int(event)%len(events)])
 		call := runner.Call{Event: ev, Kwargs: kwargs, Cwd: "/p"}
-		var d runner.Dialect = claudeDialect{}
+		var d runner.Dialect = claudeDialect
 		h := config.ShellHook{Event: ev.Name, Command: "x", Dialect: Claude}
 		if cursor {
-			d, h.Dialect = cursorDialect{}, Cursor
+			d, h.Dialect = cursorDialect, Cursor
 		}
 		if ok, _ := d.Applies(h, call); !ok {
 			return
