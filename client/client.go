@@ -84,7 +84,7 @@ func ParseAddr(s string) (Addr, error) {
 	case strings.HasPrefix(s, "unix:"):
 		p := strings.TrimPrefix(s, "unix:")
 		if p == "" {
-			return Addr{}, fmt.Errorf("address %q: no socket path after unix:", s)
+			return Addr{}, fmt.Errorf("address %q: the socket path after \"unix:\" is missing", s)
 		}
 		return Addr{Network: "unix", Address: config.ExpandTilde(p)}, nil
 	case strings.HasPrefix(s, "/"), strings.HasPrefix(s, "./"), strings.HasPrefix(s, "../"), s == "~", strings.HasPrefix(s, "~/"):
