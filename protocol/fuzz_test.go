@@ -61,6 +61,9 @@ func FuzzPayload(f *testing.F) {
 		if err != nil || !json.Valid(b) {
 			t.Fatalf("payload %q is not valid JSON (%v)", b, err)
 		}
+		if bytes.ContainsAny(b, "\n\r") {
+			t.Fatalf("payload %q is more than one line", b)
+		}
 		back, err := ParseObject(b)
 		if err != nil || len(back) != 6 {
 			t.Fatalf("payload %q does not have the six members", b)

@@ -83,13 +83,17 @@ func Payload(event string, kw Kwargs, cwd string) Object {
 	if extra == nil {
 		extra = Object{}
 	}
+	// Every value is already compact JSON (ParseObject), so the object's own
+	// encoding is final: no need for Raw's re-validation of a payload that
+	// may be megabytes.
+	extraJSON, _ := extra.MarshalJSON()
 	return Object{
 		{Key: "hook_event_name", Value: String(event)},
 		{Key: "tool_name", Value: toolName},
 		{Key: "tool_input", Value: toolInput},
 		{Key: "session_id", Value: sessionID},
 		{Key: "cwd", Value: String(cwd)},
-		{Key: "extra", Value: Raw(extra)},
+		{Key: "extra", Value: extraJSON},
 	}
 }
 

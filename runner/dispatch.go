@@ -16,6 +16,24 @@ type Call struct {
 	Cwd    string   // the caller's working directory: hooks run there
 	Home   string   // NOORA_HOME, passed to hooks
 	Env    []string // the caller's environment, passed to hooks
+
+	// stdin is the SPEC §4 payload, built once for every hook of the call
+	// on first use (see StdinOf); nil builds it per use.
+	stdin *lazyStdin
+}
+
+type lazyStdin struct {
+	once sync.Once
+	b    []byte
+}
+
+// shareStdin returns call with its payload to be built at most once, however
+// many hooks (running concurrently) read it.
+func shareStdin(call Call) Call {
+	if call.stdin == nil {
+		call.stdin = &lazyStdin{}
+	}
+	return call
 }
 
 // Hook is anything that answers an event: a shell hook, a plugin callback, an
@@ -131,6 +149,7 @@ func RunAll(ctx context.Context, call Call, hooks []Hook, limit int) []Result {
 		limit = 32
 	}
 	results := make([]Result, len(hooks))
+	call = shareStdin(call)
 	if len(hooks) == 1 || limit == 1 {
 		for i, h := range hooks {
 			results[i] = h.Run(ctx, call)

@@ -122,3 +122,14 @@ func mustEvent(t testing.TB, name string) protocol.Event {
 	}
 	return e
 }
+
+func TestThePayloadIsBuiltOncePerDispatch(t *testing.T) {
+	call := shareStdin(Call{Event: mustEvent(t, "on_session_start"), Kwargs: mustKwargs(t, `{"session_id":"s"}`), Cwd: "/w"})
+	a, b := StdinOf(call), StdinOf(call)
+	if &a[0] != &b[0] {
+		t.Error("two hooks of one dispatch built the payload twice")
+	}
+	if string(a) != `{"hook_event_name":"on_session_start","tool_name":null,"tool_input":null,"session_id":"s","cwd":"/w","extra":{}}`+"\n" {
+		t.Errorf("payload %s", a)
+	}
+}

@@ -111,6 +111,7 @@ func (f *Fanout) Enqueue(call Call, hooks []Hook) bool {
 // generation, its plugin processes) alive until they are done with it. done
 // is called from a worker, or from Enqueue or Close, never with a lock held.
 func (f *Fanout) EnqueueThen(call Call, hooks []Hook, done func()) bool {
+	call = shareStdin(call)
 	var t *tracker
 	if done != nil {
 		t = &tracker{done: done}

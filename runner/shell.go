@@ -185,8 +185,18 @@ func WithEnv(env, extra []string) []string {
 	return append(out, extra...)
 }
 
-// StdinOf is the bytes a shell hook reads: one line of JSON.
+// StdinOf is the bytes a shell hook reads: one line of JSON. Within one
+// dispatch (RunAll, Fanout) it is built once and shared by every hook; the
+// slice must not be changed.
 func StdinOf(call Call) []byte {
+	if call.stdin == nil {
+		return buildStdin(call)
+	}
+	call.stdin.once.Do(func() { call.stdin.b = buildStdin(call) })
+	return call.stdin.b
+}
+
+func buildStdin(call Call) []byte {
 	b, _ := protocol.Payload(call.Event.Name, call.Kwargs, call.Cwd).MarshalJSON()
 	return append(b, '\n')
 }
@@ -199,10 +209,13 @@ func (h *ShellHook) Run(ctx context.Context, call Call) Result {
 		res.Status = StatusError
 		return h.failed(res, err.Error(), err.Error())
 	}
-	env, stdin := Env(call), StdinOf(call)
+	var env []string
+	var stdin []byte
 	if h.Dialect != nil {
-		env = WithEnv(env, h.Dialect.Env(h.Config, call))
+		env = WithEnv(Env(call), h.Dialect.Env(h.Config, call))
 		stdin = h.Dialect.Stdin(h.Config, call)
+	} else {
+		env, stdin = Env(call), StdinOf(call)
 	}
 	out := Run(ctx, Command{
 		Argv:    argv,
