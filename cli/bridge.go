@@ -37,6 +37,7 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 			return err
 		}
 		defer eng.Close()
+		eng.Origin = Origin{Via: "bridge", Dialect: c.Dialect, AgentEvent: in.Name}
 		cwd, err := Cwd()
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/journal"
 	"github.com/noora-hooks/noora-hooks/outbound"
 	"github.com/noora-hooks/noora-hooks/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -46,6 +47,11 @@ type Engine struct {
 	// Engine per config generation, so its sources stay warm.
 	dispatchOnce sync.Once
 	dispatcher   *runner.Dispatcher
+
+	// Origin is how firings reach this engine; journal records them
+	// (engine_journal.go).
+	Origin  Origin
+	journal *journal.Writer
 }
 
 // LoadEngine resolves paths, reads the config (printing its warnings) and the
@@ -61,6 +67,7 @@ func LoadEngine(g *Globals, env *Env) (*Engine, error) {
 	if e.SafeMode {
 		// The escape hatch works even with a broken config: nothing is read.
 		e.Config = &config.Config{Path: paths.Config, Concurrency: config.DefaultConcurrency}
+		e.openJournal()
 		return e, nil
 	}
 	cfg, err := config.Load(paths.Config)
@@ -75,6 +82,7 @@ func LoadEngine(g *Globals, env *Env) (*Engine, error) {
 		env.Warnf("%s", w)
 	}
 	e.Config = cfg
+	e.openJournal()
 	e.Accept = g.AcceptHooks || config.Truthy(env.Getenv("NOORA_ACCEPT_HOOKS")) || cfg.AutoAccept
 	return e, nil
 }
@@ -101,14 +109,17 @@ func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwa
 	if e.Filtered(event, kw) {
 		return runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}
 	}
+	start := time.Now()
 	e.dispatchOnce.Do(func() { e.dispatcher = e.Dispatcher() })
-	return e.dispatcher.Fire(ctx, runner.Call{
+	report := e.dispatcher.Fire(ctx, runner.Call{
 		Event:  event,
 		Kwargs: protocol.WithTelemetry(kw),
 		Cwd:    cwd,
 		Home:   e.Paths.Home,
 		Env:    e.env.Environ(),
 	})
+	e.record(start, event, kw, cwd, report)
+	return report
 }
 
 // Dispatcher returns a dispatcher over every source of hooks: none in safe mode.

@@ -44,9 +44,11 @@ func (e *Engine) Plugins() *plugins.Manager {
 	return e.plugins
 }
 
-// Close stops what the engine started: the plugin processes.
+// Close stops what the engine started: the plugin processes, and the run
+// journal once what it holds is written.
 func (e *Engine) Close() {
 	if e.plugins != nil {
 		e.plugins.Close()
 	}
+	e.journal.Close(journalGrace)
 }

@@ -87,6 +87,7 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 			if err != nil {
 				return nil, err
 			}
+			e.Origin.Via = "serve"
 			return streams.backend(e), nil
 		},
 		Watch:      []string{paths.Config, paths.Allowlist()},

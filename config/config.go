@@ -53,6 +53,8 @@ type Config struct {
 	// Stream is hooks_stream_queue_size and hooks_stream_idle_timeout
 	// (config/stream.go).
 	Stream StreamSettings
+	// JournalOff is `journal: false` (config/journal.go).
+	JournalOff bool
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
 	// Root is the document, for sections parsed elsewhere in this package.
@@ -76,8 +78,9 @@ type ShellHook struct {
 	// Stream: one long-lived process per session reads every stream event
 	// as one line of JSON (config/stream.go).
 	Stream bool
-	// Line is where the entry starts in the file; Index its position in the
+	// File and Line are where the entry starts; Index its position in the
 	// event's list, from 1.
+	File  string
 	Line  int
 	Index int
 }
@@ -208,6 +211,8 @@ func Parse(path string, data []byte) (*Config, error) {
 			c.OutboundSpoolLimit = c.parseSpoolLimit(val)
 		case "hooks_stream_queue_size", "hooks_stream_idle_timeout":
 			c.parseStreamSetting(key.Value, val)
+		case "journal":
+			c.JournalOff = c.parseJournal(val)
 		}
 	}
 	// Warnings read top to bottom, like the file.
@@ -294,7 +299,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		c.warn(n, "%s: expected a mapping with a command; skipped", where)
 		return ShellHook{}, false
 	}
-	h := ShellHook{Event: event, Timeout: DefaultTimeout, Line: n.Line, Index: index}
+	h := ShellHook{Event: event, Timeout: DefaultTimeout, File: c.Path, Line: n.Line, Index: index}
 	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]

@@ -51,6 +51,9 @@ type Hook interface {
 type HookInfo struct {
 	Source string // "plugin", "shell", "outbound"
 	Name   string // the command line, plugin:callback, or target name
+	// Where the hook is configured (file:line of a shell hook), for the run
+	// journal; "" when the name says it all.
+	Where string
 }
 
 // Source yields, in its own order, the hooks that apply to one call (matchers
@@ -103,6 +106,9 @@ func (r Result) MarshalJSON() ([]byte, error) {
 type Report struct {
 	Combined protocol.Combined
 	Results  []Result // in declaration order
+	// Skips are the hooks that were considered and did not run, with the
+	// reason (skip.go); a hook refused by consent is also a skipped Result.
+	Skips []Skip
 }
 
 // Warnings returns every warning of the run in declaration order, then the
@@ -128,8 +134,10 @@ type Dispatcher struct {
 // them one by one would give.
 func (d *Dispatcher) Fire(ctx context.Context, call Call) Report {
 	var hooks []Hook
+	var skips []Skip
 	for _, s := range d.Sources {
-		hooks = append(hooks, s.Hooks(call)...)
+		h, sk := selectHooks(s, call)
+		hooks, skips = append(hooks, h...), append(skips, sk...)
 	}
 	results := RunAll(ctx, call, hooks, d.Concurrency)
 	answers := make([]protocol.Answer, len(results))
@@ -139,6 +147,7 @@ func (d *Dispatcher) Fire(ctx context.Context, call Call) Report {
 	return Report{
 		Combined: protocol.Combine(call.Event.Name, call.Kwargs, answers),
 		Results:  results,
+		Skips:    skips,
 	}
 }
 

@@ -69,34 +69,50 @@ type Reading struct {
 
 // Hooks returns the hooks of call's event whose matcher accepts the tool name.
 func (s *ShellSource) Hooks(call Call) []Hook {
+	hooks, _ := s.Select(call)
+	return hooks
+}
+
+// Select implements Selector: the hooks of call's event that run, and the
+// entries of that event that do not, with the rule that passed them over.
+func (s *ShellSource) Select(call Call) ([]Hook, []Skip) {
 	tool, hasTool := protocol.ToolName(call.Kwargs)
 	var out []Hook
+	var skips []Skip
 	for _, h := range s.Entries {
 		if h.Event != call.Event.Name {
 			continue
 		}
+		info := HookInfo{Source: "shell", Name: h.Command, Where: h.Where()}
+		skip := func(reason SkipReason, detail string) {
+			skips = append(skips, Skip{Hook: info, Where: info.Where, Reason: reason, Detail: detail})
+		}
 		var dialect Dialect
 		if h.Dialect != "" {
 			dialect = s.Dialects[h.Dialect]
-			info := HookInfo{Source: "shell", Name: h.Command}
 			if dialect == nil {
 				out = append(out, Skipped{Info: info, Why: fmt.Sprintf("%s hook %q: dialect %q is not available here; skipped", h.Event, h.Command, h.Dialect)})
+				skip(SkipDialect, fmt.Sprintf("dialect %q is not available here", h.Dialect))
 				continue
 			}
 			ok, problem := dialect.Applies(h, call)
 			if problem != "" {
 				out = append(out, Skipped{Info: info, Why: fmt.Sprintf("%s hook %q: %s", h.Event, h.Command, problem)})
+				skip(SkipDialect, problem)
 				continue
 			}
 			if !ok {
+				skip(SkipDialect, dialectMismatch(h, tool, hasTool))
 				continue
 			}
 		} else if !h.Matcher.Match(tool, hasTool) {
+			skip(SkipMatcher, MatcherMismatch(h.Matcher, tool, hasTool))
 			continue
 		}
 		if s.Consent != nil {
 			if ok, why := s.Consent(h); !ok {
-				out = append(out, Skipped{Info: HookInfo{Source: "shell", Name: h.Command}, Why: why})
+				out = append(out, Skipped{Info: info, Why: why})
+				skip(SkipNotApproved, why)
 				continue
 			}
 		}
@@ -106,7 +122,35 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 		}
 		out = append(out, &ShellHook{Config: h, Dialect: dialect})
 	}
-	return s.closers(call, out)
+	return s.closers(call, out), skips
+}
+
+// MatcherMismatch says why matcher m refused a call, showing both sides.
+func MatcherMismatch(m *config.Matcher, tool string, hasTool bool) string {
+	if !hasTool {
+		return fmt.Sprintf("matcher %q needs a tool_name and the call has none", m.Source)
+	}
+	how := "regular expression, matched against the whole name"
+	if m.Literal() {
+		how = "not a valid regular expression, compared as text"
+	}
+	return fmt.Sprintf("matcher %q (%s) does not match tool %q", m.Source, how, tool)
+}
+
+// dialectMismatch says why a dialect hook's own rules refused a call.
+func dialectMismatch(h config.ShellHook, tool string, hasTool bool) string {
+	what := fmt.Sprintf("the %s dialect's rules do not take this %s call", h.Dialect, h.Event)
+	if h.DialectEvent != "" {
+		what += fmt.Sprintf(" as %s", h.DialectEvent)
+	}
+	if h.Matcher != nil {
+		t := "no tool"
+		if hasTool {
+			t = fmt.Sprintf("tool %q", tool)
+		}
+		what += fmt.Sprintf(" (matcher %q by %s's rules, %s)", h.Matcher.Source, h.Dialect, t)
+	}
+	return what
 }
 
 // Skipped is a hook that does not run; its result says why.
@@ -134,7 +178,7 @@ type ShellHook struct {
 
 // Describe implements Hook.
 func (h *ShellHook) Describe() HookInfo {
-	return HookInfo{Source: "shell", Name: h.Config.Command}
+	return HookInfo{Source: "shell", Name: h.Config.Command, Where: h.Config.Where()}
 }
 
 // Argv splits a command line like a POSIX shell would, without expanding

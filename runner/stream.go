@@ -49,7 +49,7 @@ type StreamHook struct {
 
 // Describe implements Hook.
 func (h *StreamHook) Describe() HookInfo {
-	return HookInfo{Source: "shell", Name: h.Config.Command}
+	return HookInfo{Source: "shell", Name: h.Config.Command, Where: h.Config.Where()}
 }
 
 // QueueKey implements QueueKeyer: every event of one stream command shares a

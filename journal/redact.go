@@ -1,0 +1,119 @@
+package journal
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/noora-hooks/noora-hooks/protocol"
+)
+
+// Redacted replaces a value that looks like a secret.
+const Redacted = "[redacted]"
+
+// secretWords are the parts of a key that mark its value as a secret, once
+// the key is lower-cased with - and . read as _. "max_tokens" is caught too,
+// but only string, object and array values are redacted, and a token count
+// is a number.
+var secretWords = []string{
+	"password", "passwd", "passphrase", "secret", "token", "api_key", "apikey",
+	"access_key", "private_key", "authorization", "auth_header", "credential",
+	"cookie", "signature", "session_key", "client_key",
+}
+
+// SecretKey reports whether the value of a JSON key with this name is
+// redacted.
+func SecretKey(key string) bool {
+	k := strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(strings.ToLower(key))
+	for _, w := range secretWords {
+		if strings.Contains(k, w) {
+			return true
+		}
+	}
+	return k == "auth" || k == "key" || k == "pwd"
+}
+
+// Redact returns the JSON value raw with the value of every key that looks
+// like a secret replaced by "[redacted]", at any depth, and every string
+// run through RedactText. Numbers, booleans and null are kept. Text that is
+// not valid JSON is returned as one redacted JSON string.
+func Redact(raw []byte) []byte {
+	if !gjson.ValidBytes(raw) {
+		return protocol.String(RedactText(string(raw)))
+	}
+	var b bytes.Buffer
+	redactValue(&b, gjson.ParseBytes(raw), 0)
+	return b.Bytes()
+}
+
+// maxDepth bounds the recursion over hostile input; deeper values are kept
+// as one redacted string of their text.
+const maxDepth = 64
+
+func redactValue(b *bytes.Buffer, v gjson.Result, depth int) {
+	if depth > maxDepth {
+		b.Write(protocol.String(RedactText(v.Raw)))
+		return
+	}
+	switch {
+	case v.IsObject():
+		b.WriteByte('{')
+		first := true
+		v.ForEach(func(k, val gjson.Result) bool {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			b.Write(protocol.String(k.String()))
+			b.WriteByte(':')
+			if SecretKey(k.String()) && (val.Type == gjson.String || val.IsObject() || val.IsArray()) {
+				b.Write(protocol.String(Redacted))
+				return true
+			}
+			redactValue(b, val, depth+1)
+			return true
+		})
+		b.WriteByte('}')
+	case v.IsArray():
+		b.WriteByte('[')
+		for i, val := range v.Array() {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			redactValue(b, val, depth+1)
+		}
+		b.WriteByte(']')
+	case v.Type == gjson.String:
+		b.Write(protocol.String(RedactText(v.String())))
+	default:
+		var c bytes.Buffer
+		if json.Compact(&c, []byte(v.Raw)) == nil {
+			b.Write(c.Bytes())
+		} else {
+			b.WriteString("null")
+		}
+	}
+}
+
+// secretText finds secrets in free text: "Bearer <token>", key=value and
+// key: value pairs whose key looks like a secret, and well-known token
+// shapes (GitHub, Slack, OpenAI/Anthropic-style sk- keys, AWS access keys).
+var secretText = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`),
+	regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*)("?\s*[:=]\s*"?)([^\s"',;&]+)`),
+	regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16})\b`),
+}
+
+// RedactText replaces what looks like a secret in free text (a hook's
+// stderr, a warning) with "[redacted]".
+func RedactText(s string) string {
+	if s == "" {
+		return s
+	}
+	s = secretText[0].ReplaceAllString(s, "$1 "+Redacted)
+	s = secretText[1].ReplaceAllString(s, "${1}${2}"+Redacted)
+	return secretText[2].ReplaceAllString(s, Redacted)
+}
