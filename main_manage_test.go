@@ -51,7 +51,8 @@ var durations = []struct {
 	with string
 }{
 	{regexp.MustCompile(`\b(elapsed|in) [0-9]+ms\b`), "$1 Nms"},
-	{regexp.MustCompile(`"(elapsed_ms|duration_ms)": ?[0-9]+`), `"$1": N`},
+	{regexp.MustCompile(`"(elapsed_ms|duration_ms)": ?[0-9]+(\.[0-9]+)?`), `"$1": N`},
+	{regexp.MustCompile(`\btook [0-9]+(\.[0-9]+)?m?s\b`), "took Nms"},
 }
 
 // cmdGolden compares stdout, stderr or a file with a golden file, like cmpenv

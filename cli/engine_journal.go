@@ -3,7 +3,9 @@ package cli
 import (
 	"time"
 
+	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/gatewayhooks"
 	"github.com/noora-hooks/noora-hooks/journal"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
@@ -41,10 +43,29 @@ func (e *Engine) record(start time.Time, event protocol.Event, kw protocol.Kwarg
 		via = "exec"
 	}
 	e.journal.Add(journal.Firing{
-		Time: start, Via: via, Dialect: e.Origin.Dialect, AgentEvent: e.Origin.AgentEvent,
+		Time: e.env.Now(), Via: via, Dialect: e.Origin.Dialect, AgentEvent: e.Origin.AgentEvent,
 		SafeMode: e.SafeMode, Event: event.Name, Kwargs: kw, Cwd: cwd,
 		Report: report, Duration: time.Since(start), Drift: e.drifted,
+		Unregistered: func() []runner.Skip { return e.unregistered(event.Name) },
 	})
+}
+
+// unregistered lists the shell hooks of event that safe mode kept from
+// running. Safe mode reads no config (SPEC §1), so the journal's goroutine
+// reads it here, after the answer, and says nothing when it cannot.
+func (e *Engine) unregistered(event string) []runner.Skip {
+	cfg, err := config.Load(e.Paths.Config)
+	if err != nil {
+		return nil
+	}
+	var out []runner.Skip
+	for _, h := range cfg.ShellHooks {
+		if h.Event == event {
+			info := runner.HookInfo{Source: "shell", Name: h.Command, Where: h.Where()}
+			out = append(out, runner.Skip{Hook: info, Where: info.Where, Reason: runner.SkipSafeMode, Detail: "NOORA_SAFE_MODE is on"})
+		}
+	}
+	return out
 }
 
 // drifted reports whether the approved script of a shell hook changed since
@@ -56,4 +77,38 @@ func (e *Engine) drifted(event, command string) bool {
 	}
 	mt, err := consent.ScriptMtime(command)
 	return err == nil && consent.Drift(a, mt)
+}
+
+// recordTest records a `test` run: its hooks ran approved or not, on a
+// synthetic payload; those --for-tool left out are skipped by their matcher.
+func (e *Engine) recordTest(start time.Time, event protocol.Event, kw protocol.Kwargs, cwd, tool string, results []runner.Result, unmatched []config.ShellHook, combined protocol.Combined) {
+	var skips []runner.Skip
+	for _, h := range unmatched {
+		info := runner.HookInfo{Source: "shell", Name: h.Command, Where: h.Where()}
+		skips = append(skips, runner.Skip{Hook: info, Where: info.Where, Reason: runner.SkipMatcher, Detail: runner.MatcherMismatch(h.Matcher, tool, true)})
+	}
+	e.Origin.Via = "test"
+	e.record(start, event, kw, cwd, runner.Report{Combined: combined, Results: results, Skips: skips})
+}
+
+// recordGateway records a `gateway emit`: its handlers, each ok or failed,
+// and their results as the answer. It writes before returning (a one-shot
+// command), after the results were printed.
+func recordGateway(home, configPath string, env *Env, start time.Time, event string, kw protocol.Object, cwd string, results []gatewayhooks.Result) {
+	if cfg, err := config.Load(configPath); err == nil && cfg.JournalOff {
+		return
+	}
+	report := runner.Report{Combined: protocol.Combined{Event: event, Answer: protocol.Object{
+		{Key: "results", Value: protocol.Raw(gatewayhooks.Values(results))},
+	}}}
+	for _, r := range results {
+		res := runner.Result{HookInfo: runner.HookInfo{Source: "gateway", Name: r.Handler.Name, Where: r.Handler.Dir}, Status: runner.StatusOK, Duration: r.Duration}
+		if r.Err != nil {
+			res.Status, res.Warnings = runner.StatusError, []string{r.Err.Error()}
+		}
+		report.Results = append(report.Results, res)
+	}
+	w := journal.NewWriter(journal.PathIn(home), journal.Options{Warn: func(msg string) { env.Warnf("%s", msg) }})
+	w.Add(journal.Firing{Time: env.Now(), Via: "gateway", Event: event, Kwargs: protocol.Kwargs(kw), Cwd: cwd, Report: report, Duration: time.Since(start)})
+	w.Close(journalGrace)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/gatewayhooks"
@@ -73,7 +74,9 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 			fmt.Fprintf(env.Stderr, "noora-hooks: gateway hook %s: %s\n", hook, line)
 		},
 	}
+	start := time.Now()
 	results := em.Emit(ctx, event, kw)
+	defer recordGateway(paths.Home, paths.Config, env, start, event, kw, cwd, results)
 	for _, r := range results {
 		if r.Err != nil {
 			env.Warnf("gateway hook %q: %s: %v", r.Handler.Name, event, r.Err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -73,12 +74,15 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
 	ctx, stop := signalContext()
 	defer stop()
+	defer eng.Close() // after the report: the journal is written last
+	start := time.Now()
 	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
 	answers := make([]protocol.Answer, len(results))
 	for i, r := range results {
 		answers[i] = r.Answer
 	}
 	combined := protocol.Combine(event.Name, kw, answers)
+	eng.recordTest(start, event, kw, cwd, c.ForTool, results, unmatched, combined)
 	payload := protocol.Payload(event.Name, kw, cwd)
 
 	if c.JSON {

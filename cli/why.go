@@ -92,12 +92,14 @@ func (c *WhyCmd) Run(g *Globals, env *Env) error {
 		rep.Other = append(rep.Other, fmt.Sprintf("%d gateway hooks answer gateway events (gateway emit), never %s", len(gw), event.Name))
 	}
 	if rep.SafeMode {
+		// Safe mode decides first: nothing is registered at all (SPEC §1).
 		for i := range rep.Hooks {
-			if rep.Hooks[i].WouldRun {
-				rep.Hooks[i].WouldRun = false
-				rep.Hooks[i].Reason = string(runner.SkipSafeMode)
-				rep.Hooks[i].Detail = "NOORA_SAFE_MODE is on: no shell hook, plugin or outbound webhook is registered"
+			h := &rep.Hooks[i]
+			detail := "NOORA_SAFE_MODE is on: no shell hook, plugin or outbound webhook is registered"
+			if h.Reason != "" {
+				detail += fmt.Sprintf("; besides, %s: %s", h.Reason, h.Detail)
 			}
+			h.WouldRun, h.Reason, h.Detail, h.Note = false, string(runner.SkipSafeMode), detail, ""
 		}
 	}
 	if c.JSON {

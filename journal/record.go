@@ -102,6 +102,10 @@ type Firing struct {
 	// Drift, when set, says whether a shell hook that ran had drifted
 	// since its approval; it is asked off the caller's path.
 	Drift func(event, command string) bool
+	// Unregistered, when set in safe mode, lists the hooks that safe mode
+	// kept from running; it is asked off the caller's path, and may read
+	// a config that the firing itself did not.
+	Unregistered func() []runner.Skip
 }
 
 // Build turns a firing into its record: hooks in the order they were
@@ -121,10 +125,8 @@ func Build(f Firing) Record {
 	}
 	rec.Tool, _ = protocol.ToolName(f.Kwargs)
 	rec.Session = sessionOf(f.Kwargs)
-	rec.Kwargs = boundedKwargs(f.Kwargs)
-	if b, err := f.Report.Combined.MarshalJSON(); err == nil {
-		rec.Answer = Redact(b)
-	}
+	rec.Kwargs = bounded(f.Kwargs, "telemetry_schema_version")
+	rec.Answer = bounded(f.Report.Combined.Object(), "")
 	refused := map[runner.HookInfo]runner.Skip{}
 	for _, s := range f.Report.Skips {
 		if s.Reason == runner.SkipNotApproved || s.Reason == runner.SkipDialect {
@@ -135,7 +137,7 @@ func Build(f Firing) Record {
 		h := Hook{Source: r.Source, Hook: r.Name, Where: r.Where}
 		if r.Status == runner.StatusSkipped {
 			if s, ok := refused[r.HookInfo]; ok {
-				h.Reason, h.Detail = string(s.Reason), RedactText(s.Detail)
+				h.Reason, h.Detail = string(s.Reason), text(s.Detail)
 				delete(refused, r.HookInfo)
 			} else {
 				h.Reason = "skipped"
@@ -150,19 +152,23 @@ func Build(f Firing) Record {
 		h.DurationMS = ms(r.Duration)
 		h.Answer = r.Answer.Kind.String()
 		if r.Outcome != nil {
-			h.Stdout = RedactText(excerpt(r.Outcome.Stdout))
-			h.Stderr = RedactText(excerpt(r.Outcome.Stderr))
+			h.Stdout = text(string(r.Outcome.Stdout))
+			h.Stderr = text(string(r.Outcome.Stderr))
 		}
 		if r.Source == "shell" && f.Drift != nil {
 			h.Drift = f.Drift(f.Event, r.Name)
 		}
 		rec.Hooks = append(rec.Hooks, h)
 	}
-	for _, s := range f.Report.Skips {
+	skips := f.Report.Skips
+	if f.SafeMode && f.Unregistered != nil {
+		skips = append(skips[:len(skips):len(skips)], f.Unregistered()...)
+	}
+	for _, s := range skips {
 		if _, ok := refused[s.Hook]; !ok && (s.Reason == runner.SkipNotApproved || s.Reason == runner.SkipDialect) {
 			continue // reported with its result above
 		}
-		rec.Hooks = append(rec.Hooks, Hook{Source: s.Hook.Source, Hook: s.Hook.Name, Where: s.Where, Reason: string(s.Reason), Detail: RedactText(s.Detail)})
+		rec.Hooks = append(rec.Hooks, Hook{Source: s.Hook.Source, Hook: s.Hook.Name, Where: s.Where, Reason: string(s.Reason), Detail: text(s.Detail)})
 	}
 	sortHooks(rec.Hooks)
 	return rec
@@ -234,34 +240,37 @@ func sessionOf(kw protocol.Kwargs) string {
 	return ""
 }
 
-// excerpt is the first ExcerptBytes of b, cut at a rune boundary.
-func excerpt(b []byte) string {
-	if len(b) <= ExcerptBytes {
-		return string(b)
+// text is the first ExcerptBytes of s, cut at a rune boundary, redacted:
+// cut first, so that redaction never reads more than the bound.
+func text(s string) string {
+	if len(s) <= ExcerptBytes {
+		return RedactText(s)
 	}
 	n := ExcerptBytes
-	for n > 0 && b[n]&0xC0 == 0x80 { // a continuation byte: back to the rune's start
+	for n > 0 && s[n]&0xC0 == 0x80 { // a continuation byte: back to the rune's start
 		n--
 	}
-	return string(b[:n]) + "…"
+	return RedactText(s[:n]) + "…"
 }
 
-// boundedKwargs is kw redacted, without noora-hooks' own telemetry marker,
-// within KwargsBytes: big values are replaced by their size, and keys past
-// the bound are counted under "…".
-func boundedKwargs(kw protocol.Kwargs) json.RawMessage {
+// bounded is obj redacted, without the key skip, within KwargsBytes: values
+// over ValueBytes are replaced by their size before anything reads them, and
+// keys past the bound are counted under "…".
+func bounded(obj protocol.Object, skip string) json.RawMessage {
 	out := protocol.Object{}
 	size, left := 2, 0
-	for _, f := range kw {
-		if f.Key == "telemetry_schema_version" {
+	for _, f := range obj {
+		if f.Key == skip {
 			continue
 		}
-		v := json.RawMessage(Redact(f.Value))
-		if len(v) > ValueBytes {
-			v = protocol.String(sizeNote(len(v)))
+		var v json.RawMessage
+		if len(f.Value) > ValueBytes {
+			v = protocol.String(sizeNote(len(f.Value)))
+		} else {
+			v = Redact(f.Value)
 		}
 		add := len(f.Key) + len(v) + 4
-		if size+add > KwargsBytes {
+		if size+add > KwargsBytes || left > 0 {
 			left++
 			continue
 		}
@@ -291,7 +300,7 @@ func redactTexts(ss []string) []string {
 	}
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = RedactText(s)
+		out[i] = text(s)
 	}
 	return out
 }

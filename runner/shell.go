@@ -112,7 +112,7 @@ func (s *ShellSource) Select(call Call) ([]Hook, []Skip) {
 		if s.Consent != nil {
 			if ok, why := s.Consent(h); !ok {
 				out = append(out, Skipped{Info: info, Why: why})
-				skip(SkipNotApproved, why)
+				skip(SkipNotApproved, NotApproved)
 				continue
 			}
 		}
@@ -124,6 +124,9 @@ func (s *ShellSource) Select(call Call) ([]Hook, []Skip) {
 	}
 	return s.closers(call, out), skips
 }
+
+// NotApproved is the detail of a hook that consent refused (SPEC §5).
+const NotApproved = "(event, command) is not in the allowlist and no accept channel is on; approve it with \"noora-hooks approve\""
 
 // MatcherMismatch says why matcher m refused a call, showing both sides.
 func MatcherMismatch(m *config.Matcher, tool string, hasTool bool) string {
