@@ -30,6 +30,7 @@ bench:
 	$(GO) run ./bench
 	$(GO) test -run='^$$' -bench=. -benchtime=20x -count=1 ./plugins/ ./outbound/ ./runner/
 	$(GO) test -run='^$$' -bench=. -count=1 ./observe/
+	$(GO) test -run='^$$' -bench=. -count=1 ./journal/
 	$(GO) test -run='^$$' -bench=ServeStreamDeltas -benchtime=100000x -count=1 .
 
 ## fuzz: each fuzz target for FUZZTIME.

@@ -20,6 +20,7 @@ var scenarios = []Scenario{
 	{"exec, one trivial hook vs spawning it", execTrivialVsDirect},
 	{"exec, 16 hooks sleeping 200 ms", execSixteenSleepers},
 	{"exec, no hooks", execNoHooks},
+	{"exec, run journal on vs off", execJournal}, // journal.go
 	{"exec, a hook flooding 200 MiB", execFlood},
 	{"serve, one trivial hook", serveLoad(true)},
 	{"serve, no hooks", serveLoad(false)},

@@ -47,7 +47,7 @@ type Writer struct {
 	opts Options
 
 	once    sync.Once
-	queue   chan Firing
+	queue   chan *Firing // pointers: the channel's buffer stays small
 	done    chan struct{}
 	dropped atomic.Int64
 	warned  bool // only the writer goroutine touches it
@@ -77,7 +77,7 @@ func (w *Writer) Add(f Firing) bool {
 	}
 	w.once.Do(w.start)
 	select {
-	case w.queue <- f:
+	case w.queue <- &f:
 		return true
 	default:
 		w.dropped.Add(1)
@@ -94,7 +94,7 @@ func (w *Writer) Dropped() int64 {
 }
 
 func (w *Writer) start() {
-	w.queue = make(chan Firing, w.opts.Queue)
+	w.queue = make(chan *Firing, w.opts.Queue)
 	w.done = make(chan struct{})
 	go w.run()
 }
@@ -120,7 +120,7 @@ func (w *Writer) run() {
 	defer close(w.done)
 	var batch []byte
 	for f := range w.queue {
-		batch = append(batch[:0], Build(f).Line()...)
+		batch = append(batch[:0], Build(*f).Line()...)
 		// Whatever else is already queued goes in the same open and write.
 	more:
 		for len(batch) < 1<<20 {
@@ -129,7 +129,7 @@ func (w *Writer) run() {
 				if !ok {
 					break more
 				}
-				batch = append(batch, Build(g).Line()...)
+				batch = append(batch, Build(*g).Line()...)
 			default:
 				break more
 			}
@@ -146,9 +146,6 @@ func (w *Writer) run() {
 // write appends lines (whole lines) to the journal, rotating it first when
 // they would take it past MaxBytes.
 func (w *Writer) write(lines []byte) error {
-	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
-		return fmt.Errorf("create its directory: %w", err)
-	}
 	f, err := w.open()
 	if err != nil {
 		return err
@@ -173,6 +170,12 @@ func (w *Writer) write(lines []byte) error {
 
 func (w *Writer) open() (*os.File, error) {
 	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if errors.Is(err, os.ErrNotExist) { // the first firing of a home: make <home>/logs
+		if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
+			return nil, fmt.Errorf("create its directory: %w", err)
+		}
+		f, err = os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open: %w", err)
 	}

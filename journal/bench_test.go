@@ -1,0 +1,34 @@
+package journal
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkExecJournal is what the journal adds to one exec: a writer made,
+// one firing queued, and Close waiting for it to be built, redacted and
+// appended to the file (the process exits after that). `make bench` prints
+// it; the goal is at most 0.2 ms (docs/performance.md).
+func BenchmarkExecJournal(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "logs", FileName)
+	f := firing(&testing.T{})
+	b.ReportAllocs()
+	for b.Loop() {
+		w := NewWriter(path, Options{})
+		w.Add(f)
+		w.Close(10 * time.Second)
+	}
+}
+
+// BenchmarkAdd is what the answer's path pays: queueing a firing.
+func BenchmarkAdd(b *testing.B) {
+	w := NewWriter(filepath.Join(b.TempDir(), FileName), Options{Queue: 1 << 20})
+	f := firing(&testing.T{})
+	b.ReportAllocs()
+	for b.Loop() {
+		w.Add(f)
+	}
+	b.StopTimer()
+	w.Close(time.Minute)
+}
