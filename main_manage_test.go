@@ -53,6 +53,8 @@ var durations = []struct {
 	{regexp.MustCompile(`\b(elapsed|in) [0-9]+ms\b`), "$1 Nms"},
 	{regexp.MustCompile(`"(elapsed_ms|duration_ms)": ?[0-9]+(\.[0-9]+)?`), `"$1": N`},
 	{regexp.MustCompile(`\btook [0-9]+(\.[0-9]+)?m?s\b`), "took Nms"},
+	{regexp.MustCompile(`\([0-9]+\.[0-9]+s\)`), "(Ns)"},
+	{regexp.MustCompile(`(?m)\t[0-9]+\.[0-9]+s$`), "\tNs"},
 }
 
 // cmdGolden compares stdout, stderr or a file with a golden file, like cmpenv

@@ -44,6 +44,7 @@ type CLI struct {
 	Import   ImportCmd   `cmd:"" help:"Print the hooks of a Claude Code settings.json or a Cursor hooks.json as noora-hooks config (or merge them in with --write)."`
 	Serve    ServeCmd    `cmd:"" help:"Answer events over HTTP on a unix socket (or loopback TCP), with the configuration kept warm and reloaded when it changes."`
 	Why      WhyCmd      `cmd:"" help:"Explain, for a payload, which hooks would run and why the others would not. Executes nothing."`
+	Check    CheckCmd    `cmd:"" help:"Run hook tests: testscript scenarios that fire events at your hooks and check what they answered."`
 	Log      LogCmd      `cmd:"" help:"Show the run journal: every firing, which hooks ran, which did not and why, and the answer."`
 
 	Completion CompletionCmd `cmd:"" help:"Print the shell completion script for bash, zsh or fish."`
