@@ -44,7 +44,7 @@ func (c *LogCmd) Run(g *Globals, env *Env) error {
 		env.Warnf("no firing recorded yet in %s%s", path, journalOffNote(paths.Config))
 		return nil
 	}
-	bad, err := journal.ReadAll(path, filter, p.print)
+	bad, end, err := journal.ReadAll(path, filter, p.print)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (c *LogCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	return journal.Follow(ctx, path, filter, 200*time.Millisecond, p.print)
+	return journal.Follow(ctx, path, end, filter, 200*time.Millisecond, p.print)
 }
 
 func (c *LogCmd) filter(now time.Time) (journal.Filter, error) {

@@ -150,7 +150,7 @@ func TestWriterRotatesAndIsPrivate(t *testing.T) {
 		}
 	}
 	n := 0
-	bad, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
+	bad, _, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
 	if err != nil || bad != 0 || n == 0 {
 		t.Errorf("ReadAll: %d records, %d bad, %v; want some, none bad", n, bad, err)
 	}
@@ -172,7 +172,7 @@ func TestWritersOfSeveralProcessesKeepLinesWhole(t *testing.T) {
 	}
 	wg.Wait()
 	n := 0
-	bad, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
+	bad, _, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
 	if err != nil || bad != 0 || n != 160 {
 		t.Errorf("ReadAll: %d records, %d bad, %v; want 160, none bad", n, bad, err)
 	}
@@ -245,7 +245,7 @@ func TestFollowSeesNewRecordsAcrossRotation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	got := make(chan Record, 10)
-	go Follow(ctx, path, Filter{}, 10*time.Millisecond, func(r Record) error { got <- r; return nil })
+	go Follow(ctx, path, -1, Filter{}, 10*time.Millisecond, func(r Record) error { got <- r; return nil })
 	time.Sleep(100 * time.Millisecond)
 	appendTo(t, path, line)
 	<-got

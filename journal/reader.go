@@ -125,32 +125,44 @@ func Files(path string) []string {
 }
 
 // ReadAll calls fn with every record of the journal at path that passes
-// filter, oldest first, and returns how many lines could not be read.
-func ReadAll(path string, filter Filter, fn func(Record) error) (bad int, err error) {
+// filter, oldest first, and returns how many lines could not be read and
+// where it stopped reading the current file: Follow goes on from there, so
+// that a record appended meanwhile is shown once.
+func ReadAll(path string, filter Filter, fn func(Record) error) (bad int, end int64, err error) {
 	for _, p := range Files(path) {
 		f, err := os.Open(p)
 		if err != nil {
-			return bad, fmt.Errorf("read journal: %w", err)
+			return bad, 0, fmt.Errorf("read journal: %w", err)
 		}
-		n, err := Scan(f, filter, fn)
+		var size int64
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		// Up to the size seen now: lines are appended whole, one write each.
+		n, err := Scan(io.LimitReader(f, size), filter, fn)
 		f.Close()
 		bad += n
 		if err != nil {
-			return bad, err
+			return bad, 0, err
+		}
+		if p == path {
+			end = size
 		}
 	}
-	return bad, nil
+	return bad, end, nil
 }
 
-// Follow calls fn with every record appended to the journal at path after it
-// is called, as they come, until ctx is done, following the file across
-// rotations. It polls every interval.
-func Follow(ctx context.Context, path string, filter Filter, interval time.Duration, fn func(Record) error) error {
-	t := tail{filter: filter, fn: fn}
+// Follow calls fn with every record appended to the journal at path from
+// offset from on (a negative from: its current end), as they come, until ctx
+// is done, following the file across rotations. It polls every interval.
+func Follow(ctx context.Context, path string, from int64, filter Filter, interval time.Duration, fn func(Record) error) error {
+	t := tail{filter: filter, fn: fn, offset: from}
 	defer t.close()
-	// Start at the current end: follow shows what happens from now on.
-	if st, err := os.Stat(path); err == nil {
-		t.offset = st.Size()
+	if from < 0 {
+		t.offset = 0
+		if st, err := os.Stat(path); err == nil {
+			t.offset = st.Size()
+		}
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
