@@ -2,6 +2,7 @@ package journal
 
 import (
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -14,11 +15,21 @@ func BenchmarkExecJournal(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "logs", FileName)
 	f := firing(&testing.T{})
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		w := NewWriter(path, Options{})
 		w.Add(f)
 		w.Close(10 * time.Second)
 	}
+	// CPU time (user + system) is what a busy machine cannot inflate the
+	// way it inflates the wall: it is the figure held to the goal.
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkAdd is what the answer's path pays: queueing a firing.
