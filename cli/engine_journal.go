@@ -1,14 +1,17 @@
 package cli
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
 	"github.com/noora-hooks/noora-hooks/gatewayhooks"
 	"github.com/noora-hooks/noora-hooks/journal"
+	"github.com/noora-hooks/noora-hooks/outbound"
 	"github.com/noora-hooks/noora-hooks/protocol"
 	"github.com/noora-hooks/noora-hooks/runner"
+	"github.com/noora-hooks/noora-hooks/traces"
 )
 
 // journalGrace is how long a command that fired an event waits, after its
@@ -22,15 +25,49 @@ type Origin struct {
 	AgentEvent string // that tool's event name
 }
 
-// openJournal is the engine's run journal: nil (off) with `journal: false`.
+// openJournal is the engine's run journal: nil (off) with `journal: false`,
+// unless traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT), which it feeds.
 func (e *Engine) openJournal() {
-	if e.Config != nil && e.Config.JournalOff {
+	off := e.Config != nil && e.Config.JournalOff
+	exporter := traces.FromEnv(e.env.Getenv)
+	if off && exporter == nil {
 		return
 	}
 	env := e.env
-	e.journal = journal.NewWriter(journal.PathIn(e.Paths.Home), journal.Options{
-		Warn: func(msg string) { env.Warnf("%s", msg) },
-	})
+	opts := journal.Options{Warn: func(msg string) { env.Warnf("%s", msg) }, Discard: off}
+	if exporter != nil {
+		opts.Export = e.exportSpans(exporter)
+	}
+	e.journal = journal.NewWriter(journal.PathIn(e.Paths.Home), opts)
+}
+
+// exportSpans spools the spans of each firing for the collector, nested
+// under the caller's TRACEPARENT when it has one, and makes sure a sender
+// runs: serve's, or the background sender of one-shot commands.
+func (e *Engine) exportSpans(x *traces.Exporter) func(journal.Record) {
+	var parent *traces.Parent
+	if p, ok := traces.ParseTraceparent(e.env.Getenv("TRACEPARENT")); ok {
+		parent = &p
+	}
+	home := e.Paths.Home
+	if abs, err := filepath.Abs(home); err == nil {
+		home = abs // the sender runs elsewhere
+	}
+	spool := outbound.Spool{Dir: outbound.DirOf(home), Limit: e.Config.SpoolLimit()}
+	env, warned := e.env, false
+	return func(rec journal.Record) {
+		d, err := x.Delivery(rec, parent, Version)
+		if err == nil {
+			err = spool.Add(d)
+		}
+		if err == nil {
+			err = outbound.EnsureSender(home, spool, env.Environ())
+		}
+		if err != nil && !warned {
+			warned = true
+			env.Warnf("traces for %s: %v; spans of this run are not exported", x.URL, err)
+		}
+	}
 }
 
 // record queues one firing for the run journal; it never waits for the disk.

@@ -35,6 +35,11 @@ type Options struct {
 	// Warn receives the writer's problems (a journal that cannot be
 	// written); nil drops them. It is called from the writer's goroutine.
 	Warn func(msg string)
+	// Export, when set, gets every record, from the writer's goroutine
+	// (traces are exported from there, off the answer's path).
+	Export func(Record)
+	// Discard writes no file (journal: false) and only exports.
+	Discard bool
 }
 
 // Writer appends records to a journal file without making its callers
@@ -119,8 +124,18 @@ func (w *Writer) Close(grace time.Duration) {
 func (w *Writer) run() {
 	defer close(w.done)
 	var batch []byte
+	line := func(f *Firing) []byte {
+		rec := Build(*f)
+		if w.opts.Export != nil {
+			w.opts.Export(rec)
+		}
+		if w.opts.Discard {
+			return nil
+		}
+		return rec.Line()
+	}
 	for f := range w.queue {
-		batch = append(batch[:0], Build(*f).Line()...)
+		batch = append(batch[:0], line(f)...)
 		// Whatever else is already queued goes in the same open and write.
 	more:
 		for len(batch) < 1<<20 {
@@ -129,10 +144,13 @@ func (w *Writer) run() {
 				if !ok {
 					break more
 				}
-				batch = append(batch, Build(*g).Line()...)
+				batch = append(batch, line(g)...)
 			default:
 				break more
 			}
+		}
+		if len(batch) == 0 {
+			continue
 		}
 		if err := w.write(batch); err != nil && !w.warned {
 			w.warned = true // once per process: the next firing would say it again

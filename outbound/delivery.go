@@ -45,7 +45,13 @@ type Delivery struct {
 	Signature string        // "sha256=<hex>", or "" when unsigned
 	UserAgent string
 	Body      []byte
+	// ContentType is "" for the JSON body of a webhook, or ContentProtobuf
+	// for the spans noora-hooks exports to an OTLP collector (package traces).
+	ContentType string
 }
+
+// ContentProtobuf is OTLP/HTTP's binary encoding.
+const ContentProtobuf = "application/x-protobuf"
 
 // NewDelivery builds the delivery of one event to one target (SPEC §7): the
 // §4 payload plus delivery_id and timestamp, signed with secret when signed.
@@ -105,6 +111,8 @@ type meta struct {
 	TimeoutMS int64  `json:"timeout_ms"`
 	Signature string `json:"signature,omitempty"`
 	UserAgent string `json:"user_agent"`
+	// ContentType: see Delivery; omitted for JSON.
+	ContentType string `json:"content_type,omitempty"`
 }
 
 const formatVersion = 1
@@ -114,7 +122,7 @@ func (d Delivery) Encode() []byte {
 	m, _ := json.Marshal(meta{
 		Version: formatVersion, Target: d.Target, URL: d.URL, Event: d.Event, ID: d.ID,
 		Created: d.Created.UTC().Format(time.RFC3339Nano), TimeoutMS: d.Timeout.Milliseconds(),
-		Signature: d.Signature, UserAgent: d.UserAgent,
+		Signature: d.Signature, UserAgent: d.UserAgent, ContentType: d.ContentType,
 	})
 	out := make([]byte, 0, len(m)+1+len(d.Body))
 	out = append(out, m...)
@@ -174,14 +182,21 @@ func Decode(data []byte) (Delivery, error) {
 	if m.Target == "" || len(m.Target) > 4096 {
 		return bad("target name is empty or over 4 KiB")
 	}
-	if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
-		return bad("body is not a JSON object")
+	switch m.ContentType {
+	case "":
+		if !gjson.ValidBytes(body) || !gjson.ParseBytes(body).IsObject() {
+			return bad("body is not a JSON object")
+		}
+	case ContentProtobuf:
+	default:
+		return bad("content_type %q is not one noora-hooks sends", m.ContentType)
 	}
 	timeout := time.Duration(m.TimeoutMS) * time.Millisecond
 	timeout = min(max(timeout, config.MinOutboundTimeout), config.MaxOutboundTimeout)
 	return Delivery{
 		Target: m.Target, URL: m.URL, Event: m.Event, ID: m.ID, Created: created,
 		Timeout: timeout, Signature: m.Signature, UserAgent: m.UserAgent, Body: body,
+		ContentType: m.ContentType,
 	}, nil
 }
 

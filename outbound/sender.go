@@ -103,7 +103,11 @@ func post(ctx context.Context, client *http.Client, d Delivery) Attempt {
 	if err != nil {
 		return Attempt{Err: err.Error()}
 	}
-	req.Header.Set("Content-Type", "application/json")
+	contentType := d.ContentType
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("User-Agent", d.UserAgent)
 	req.Header.Set("X-Noora-Event", d.Event)
 	req.Header.Set("X-Noora-Delivery", d.ID)
