@@ -1,6 +1,11 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+)
 
 // execJournal measures what the run journal costs exec: the floor (no hook)
 // and one trivial hook, each with `journal: false` and with the journal on,
@@ -40,9 +45,54 @@ func execJournal(e *Env) ([]Figure, error) {
 		offFig := Figure{Name: c.name + ", journal off", Unit: Seconds, Samples: offWalls}
 		onFig := Figure{Name: c.name + ", journal on", Unit: Seconds, Samples: onWalls}
 		figs = append(figs, offFig, onFig, Figure{
-			Name: c.name + ", on minus off", Unit: Seconds, Samples: []float64{onFig.Median() - offFig.Median()}, Goal: AtMost(0.0002),
-			Note: "difference of the medians; per-run differences spread " + format(Seconds, percentile(deltas, 10)) + " - " + format(Seconds, percentile(deltas, 90)),
+			Name: c.name + ", on minus off", Unit: Seconds, Samples: []float64{onFig.Median() - offFig.Median()},
+			// The 0.2 ms goal is held by BenchmarkExecJournal's cpu-ns/op
+			// (journal/): a difference of two process walls is noise at
+			// that scale on a shared machine.
+			Note: "difference of the medians (goal 0.2 ms: see BenchmarkExecJournal); per-run differences spread " + format(Seconds, percentile(deltas, 10)) + " - " + format(Seconds, percentile(deltas, 90)),
 		})
 	}
-	return figs, nil
+	tracing, err := execTracing(e)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, tracing...), nil
+}
+
+// execTracing is exec with one trivial hook, the journal on, and traces
+// exported (OTEL_EXPORTER_OTLP_ENDPOINT) to a collector that accepts
+// everything, against the same without the variable, interleaved.
+func execTracing(e *Env) ([]Figure, error) {
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer collector.Close()
+	hooks := fmt.Sprintf("hooks:\n  pre_tool_call:\n    - command: %s\n", e.Hook())
+	plain, err := e.Home(hooks)
+	if err != nil {
+		return nil, err
+	}
+	traced, err := e.Home(hooks)
+	if err != nil {
+		return nil, err
+	}
+	n := e.Runs(60)
+	var off, on []float64
+	for i := 0; i < n; i++ {
+		a, err := e.Exec(plain, "pre_tool_call", ToolPayload)
+		if err != nil {
+			return nil, err
+		}
+		os.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+		b, err := e.Exec(traced, "pre_tool_call", ToolPayload)
+		os.Unsetenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+		if err != nil {
+			return nil, err
+		}
+		off, on = append(off, a.Wall.Seconds()), append(on, b.Wall.Seconds())
+	}
+	offFig := Figure{Name: "one trivial hook, journal on, no tracing", Unit: Seconds, Samples: off}
+	onFig := Figure{Name: "one trivial hook, journal on, traces exported", Unit: Seconds, Samples: on}
+	return []Figure{offFig, onFig, {
+		Name: "traces minus none", Unit: Seconds, Samples: []float64{onFig.Median() - offFig.Median()},
+		Note: "difference of the medians: the spool write and the check that a sender runs, after the answer",
+	}}, nil
 }
