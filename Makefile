@@ -2,6 +2,7 @@
 # Python plugins).
 GO       ?= go
 BIN      ?= bin/noora-hooks
+CHECKBIN ?= bin/noora-hooks-check
 FUZZTIME ?= 20s
 
 .PHONY: all build test race vet fmt demo bench fuzz clean
@@ -9,8 +10,10 @@ FUZZTIME ?= 20s
 all: build
 
 ## build: a static binary: without cgo it starts about 0.5 ms sooner per exec (docs/performance.md).
+## build also builds noora-hooks-check, which `noora-hooks check` hands over to (docs/hook-tests.md).
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) .
+	CGO_ENABLED=0 $(GO) build -o $(CHECKBIN) ./cmd/noora-hooks-check
 
 ## test: vet, then every test with the race detector.
 test: vet

@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/noora-hooks/noora-hooks/cli"
+	"github.com/noora-hooks/noora-hooks/hooktest"
 )
 
 // TestMain registers noora-hooks and the helper programs that scripts call.
@@ -25,6 +28,8 @@ func TestMain(m *testing.M) {
 		"ptyrun":      ptyrun,
 		"fakeplugin":  fakeplugin,
 		"envanswer":   envanswer,
+		// noora-hooks check hands over to it (cmd/noora-hooks-check).
+		cli.CheckProgram: func() { os.Exit(hooktest.Main(os.Args[1:], cli.OSEnv())) },
 	})
 }
 

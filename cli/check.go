@@ -1,24 +1,22 @@
 package cli
 
 import (
-	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"regexp"
-	"runtime"
-	"strings"
-	"sync"
-	"time"
-
-	"github.com/rogpeppe/go-internal/testscript"
-
-	"github.com/noora-hooks/noora-hooks/config"
+	"syscall"
 )
 
+// CheckProgram runs hook tests. It is a program of its own: testscript, whose
+// engine it uses, links go/build and friends, whose package initialisation
+// would cost every exec about a millisecond (docs/hook-tests.md).
+const CheckProgram = "noora-hooks-check"
+
 // CheckCmd is `noora-hooks check`: hook tests that teams keep in their
-// repositories, written as testscript scenarios (docs/hook-tests.md).
+// repositories, written as testscript scenarios (docs/hook-tests.md). It
+// hands over to noora-hooks-check.
 type CheckCmd struct {
 	Paths   []string `arg:"" optional:"" help:"Scenario files (.txtar) or directories of them (default: <home>/hook-tests and ./.noora/hook-tests)." type:"path"`
 	Filter  string   `name:"run" help:"Run only the scenarios whose name matches REGEXP (go test's -run)." placeholder:"REGEXP"`
@@ -28,286 +26,54 @@ type CheckCmd struct {
 
 // Help is the long help of `check`.
 func (CheckCmd) Help() string {
-	return `A scenario is a txtar archive: a script of testscript commands (exists, cmp, env, stdout, !, ...) and files. If it holds a config.yaml, that is the config and the scenario's directory is the home; otherwise your config and home are used. Either way its shell hooks count as approved, and no approval is recorded. Commands of noora-hooks: "fire EVENT [PAYLOAD_FILE]" (or "fire --dialect claude PAYLOAD_FILE") runs the hooks for real, prints the answer as exec would and keeps it; "answer FIELD [VALUE]" checks a field of it (dotted for nested fields); "ran SUBSTRING" and "skipped SUBSTRING [REASON]" check which hooks ran. $SCENARIO_DIR is the directory of the scenario file. Exit 1 when a scenario fails.`
+	return `A scenario is a txtar archive: a script of testscript commands (exists, cmp, env, stdout, !, ...) and files. If it holds a config.yaml, that is the config and the scenario's directory is the home; otherwise your config and home are used. Either way its shell hooks count as approved, and no approval is recorded. Commands of noora-hooks: "fire EVENT [PAYLOAD_FILE]" (or "fire --dialect claude PAYLOAD_FILE") runs the hooks for real, prints the answer as exec would and keeps it; "answer FIELD [VALUE]" checks a field of it (dotted for nested fields); "ran SUBSTRING" and "skipped SUBSTRING [REASON]" check which hooks ran. $SCENARIO_DIR is the directory of the scenario file. Exit 1 when a scenario fails. The scenarios run in noora-hooks-check, installed beside noora-hooks.`
 }
 
-// checkResult is one scenario's outcome.
-type checkResult struct {
-	Name       string  `json:"name"`
-	File       string  `json:"file"`
-	Passed     bool    `json:"passed"`
-	Skipped    bool    `json:"skipped"`
-	DurationMS float64 `json:"duration_ms"`
-	Log        string  `json:"log,omitempty"`
-}
-
-type checkReport struct {
-	Scenarios []checkResult `json:"scenarios"`
-	Passed    int           `json:"passed"`
-	Failed    int           `json:"failed"`
-	Skipped   int           `json:"skipped"`
-}
-
-// Run runs the scenarios, one after the other, and exits 1 when one fails.
-func (c *CheckCmd) Run(g *Globals, env *Env) error {
-	var filter *regexp.Regexp
+// Args are the arguments noora-hooks-check takes for this command.
+func (c *CheckCmd) Args(g *Globals) []string {
+	var args []string
+	if g.Home != "" {
+		args = append(args, "--home", g.Home)
+	}
+	if g.Config != "" {
+		args = append(args, "--config", g.Config)
+	}
 	if c.Filter != "" {
-		re, err := regexp.Compile(c.Filter)
-		if err != nil {
-			return usageError("--run: %v", err)
-		}
-		filter = re
+		args = append(args, "--run", c.Filter)
 	}
-	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
-	if err != nil {
-		return err
-	}
-	files, err := c.scenarios(paths.Home, filter)
-	if err != nil {
-		return err
-	}
-	if len(files) == 0 {
-		env.Warnf("no hook tests to run (looked in %s)", strings.Join(c.where(paths.Home), ", "))
-		return nil
-	}
-	start := time.Now()
-	h := &checkHarness{g: g, paths: paths, env: env, files: map[string]string{}, filesList: files}
-	root := &checkT{h: h}
-	testscript.RunT(root, testscript.Params{
-		Files:    files,
-		Setup:    h.setup,
-		Cmds:     h.commands(),
-		Deadline: time.Now().Add(30 * time.Minute),
-	})
-	rep := checkReport{Scenarios: []checkResult{}}
-	for _, r := range h.results {
-		switch {
-		case r.Skipped:
-			rep.Skipped++
-		case r.Passed:
-			rep.Passed++
-		default:
-			rep.Failed++
-		}
-		rep.Scenarios = append(rep.Scenarios, r)
+	if c.Verbose {
+		args = append(args, "-v")
 	}
 	if c.JSON {
-		if err := writeJSON(env.Stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		c.print(env, rep, time.Since(start))
+		args = append(args, "--json")
 	}
-	if rep.Failed > 0 {
-		return errReported
-	}
-	return nil
+	return append(append(args, "--"), c.Paths...)
 }
 
-func (c *CheckCmd) where(home string) []string {
-	if len(c.Paths) > 0 {
-		return c.Paths
+// Run replaces this process with noora-hooks-check, found beside this
+// program or on PATH. No child is started: the exec replaces the image.
+func (c *CheckCmd) Run(g *Globals, env *Env) error {
+	prog, err := findCheckProgram()
+	if err != nil {
+		return err
 	}
-	return []string{filepath.Join(home, "hook-tests"), filepath.Join(".noora", "hook-tests")}
+	argv := append([]string{CheckProgram}, c.Args(g)...)
+	return fmt.Errorf("run %s: %w", prog, syscall.Exec(prog, argv, env.Environ()))
 }
 
-// scenarios lists the scenario files of the paths, each directory's in name
-// order; a default directory that does not exist is no error.
-func (c *CheckCmd) scenarios(home string, filter *regexp.Regexp) ([]string, error) {
-	var files []string
-	for _, p := range c.where(home) {
-		st, err := os.Stat(p)
-		if err != nil {
-			if len(c.Paths) == 0 && os.IsNotExist(err) {
-				continue
-			}
-			return nil, fmt.Errorf("hook tests %s: %w", p, err)
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		entries, err := os.ReadDir(p)
-		if err != nil {
-			return nil, fmt.Errorf("hook tests %s: %w", p, err)
-		}
-		for _, e := range entries {
-			if !e.IsDir() && (strings.HasSuffix(e.Name(), ".txtar") || strings.HasSuffix(e.Name(), ".txt")) {
-				files = append(files, filepath.Join(p, e.Name()))
-			}
+func findCheckProgram() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		beside := filepath.Join(filepath.Dir(self), CheckProgram)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return beside, nil
 		}
 	}
-	var out []string
-	for _, f := range files {
-		if filter == nil || filter.MatchString(scenarioName(f)) {
-			abs, err := filepath.Abs(f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, abs)
-		}
+	path, err := exec.LookPath(CheckProgram)
+	if err == nil {
+		return path, nil
 	}
-	return out, nil
-}
-
-func scenarioName(file string) string {
-	name := filepath.Base(file)
-	name = strings.TrimSuffix(name, ".txtar")
-	return strings.TrimSuffix(name, ".txt")
-}
-
-// print writes the results as go test does: the log of what failed, then one
-// line.
-func (c *CheckCmd) print(env *Env, rep checkReport, took time.Duration) {
-	w := env.Stdout
-	for _, r := range rep.Scenarios {
-		verdict := "PASS"
-		switch {
-		case r.Skipped:
-			verdict = "SKIP"
-		case !r.Passed:
-			verdict = "FAIL"
-		}
-		if verdict == "PASS" && !c.Verbose {
-			continue
-		}
-		fmt.Fprintf(w, "--- %s: %s (%s)\n", verdict, r.Name, secondsText(r.DurationMS))
-		if r.Log != "" && (verdict != "PASS" || c.Verbose) {
-			for _, line := range strings.Split(strings.TrimRight(r.Log, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s\n", line)
-			}
-		}
+	if errors.Is(err, exec.ErrNotFound) {
+		return "", fmt.Errorf("check needs %s beside noora-hooks or on PATH: install it with \"go install github.com/noora-hooks/noora-hooks/cmd/%s@latest\" (or make build)", CheckProgram, CheckProgram)
 	}
-	summary := fmt.Sprintf("%d passed", rep.Passed)
-	if rep.Skipped > 0 {
-		summary += fmt.Sprintf(", %d skipped", rep.Skipped)
-	}
-	if rep.Failed > 0 {
-		fmt.Fprintf(w, "FAIL\t%d failed, %s\t%s\n", rep.Failed, summary, secondsText(float64(took.Milliseconds())))
-		return
-	}
-	fmt.Fprintf(w, "ok\t%s\t%s\n", summary, secondsText(float64(took.Milliseconds())))
-}
-
-func secondsText(ms float64) string { return fmt.Sprintf("%.2fs", ms/1000) }
-
-// checkHarness is what the scenarios of one check share.
-type checkHarness struct {
-	g     *Globals
-	paths config.Paths
-	env   *Env
-
-	filesList []string // the scenario files of this run
-
-	mu      sync.Mutex
-	files   map[string]string // scenario name → file
-	results []checkResult
-}
-
-// checkT is testscript's T for check: scenarios run one after the other,
-// each in a goroutine of its own that FailNow ends, as testing's does.
-type checkT struct {
-	h       *checkHarness
-	name    string
-	log     strings.Builder
-	failed  bool
-	skipped bool
-}
-
-func (t *checkT) Skip(args ...any) {
-	t.Log(args...)
-	t.skipped = true
-	runtime.Goexit()
-}
-
-func (t *checkT) Fatal(args ...any) {
-	t.Log(args...)
-	t.FailNow()
-}
-
-func (t *checkT) Parallel() {}
-
-func (t *checkT) Log(args ...any) {
-	fmt.Fprintln(&t.log, args...)
-}
-
-func (t *checkT) FailNow() {
-	t.failed = true
-	runtime.Goexit()
-}
-
-func (t *checkT) Verbose() bool { return false }
-
-// Run runs one scenario and records it; the root T runs nothing itself.
-func (t *checkT) Run(name string, f func(testscript.T)) {
-	sub := &checkT{h: t.h, name: name}
-	start := time.Now()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f(sub)
-	}()
-	<-done
-	h := t.h
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.results = append(h.results, checkResult{
-		Name: name, File: h.files[name], Passed: !sub.failed && !sub.skipped, Skipped: sub.skipped,
-		DurationMS: float64(time.Since(start).Microseconds()) / 1000, Log: strings.TrimSpace(sub.log.String()),
-	})
-}
-
-// Fatal on the root T is a problem of check itself (no scenario found).
-var _ testscript.T = (*checkT)(nil)
-
-func (h *checkHarness) setup(e *testscript.Env) error {
-	t, _ := e.T().(*checkT)
-	// The scenario's file is found by name: RunT names each run after
-	// its file, without the extension.
-	if t != nil {
-		for _, f := range h.allFiles() {
-			if scenarioName(f) == t.name {
-				h.mu.Lock()
-				h.files[t.name] = f
-				h.mu.Unlock()
-				e.Setenv("SCENARIO_DIR", filepath.Dir(f))
-			}
-		}
-	}
-	// Hooks get a usable environment: the user's HOME and PATH.
-	for _, k := range []string{"HOME", "PATH", "USER", "LANG", "SHELL"} {
-		if v := h.env.Getenv(k); v != "" {
-			e.Setenv(k, v)
-		}
-	}
-	e.Setenv("NOORA_SAFE_MODE", "")
-	e.Values[checkStateKey{}] = &checkState{}
-	return nil
-}
-
-func (h *checkHarness) allFiles() []string { return h.filesList }
-
-// jsonField reads a field of an answer by a dotted path.
-func jsonField(answer []byte, path string) (string, bool) {
-	var v any
-	if err := json.Unmarshal(answer, &v); err != nil {
-		return "", false
-	}
-	for _, part := range strings.Split(path, ".") {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return "", false
-		}
-		if v, ok = m[part]; !ok {
-			return "", false
-		}
-	}
-	if s, ok := v.(string); ok {
-		return s, true
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
-	return strings.TrimSpace(b.String()), true
+	return "", fmt.Errorf("find %s: %w", CheckProgram, err)
 }

@@ -149,3 +149,19 @@ func recordGateway(home, configPath string, env *Env, start time.Time, event str
 	w.Add(journal.Firing{Time: env.Now(), Via: "gateway", Event: event, Kwargs: protocol.Kwargs(kw), Cwd: cwd, Report: report, Duration: time.Since(start)})
 	w.Close(journalGrace)
 }
+
+// What hook tests (package hooktest, the noora-hooks-check program) use of
+// the command line's own reading of payloads.
+
+// ReadKwargs reads an event's kwargs from file, as exec does.
+func ReadKwargs(file string) (protocol.Kwargs, error) { return readKwargs(file, nil) }
+
+// ReadPayload reads another agent's payload from file, as exec --dialect does.
+func ReadPayload(file string) ([]byte, string, error) { return readPayload(file, nil) }
+
+// UnknownEvent is the error for an event that is not in the catalogue.
+func UnknownEvent(event string) error { return unknownEvent(event) }
+
+// NoJournal turns the engine's run journal off: a hook test is not a firing
+// of the agent's.
+func (e *Engine) NoJournal() { e.journal = nil }

@@ -1,4 +1,4 @@
-package cli
+package hooktest
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/noora-hooks/noora-hooks/cli"
 	"github.com/noora-hooks/noora-hooks/compat"
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -70,10 +71,10 @@ func (h *checkHarness) fire(ts *testscript.TestScript, neg bool, args []string) 
 
 func (h *checkHarness) fireOnce(ts *testscript.TestScript, vars []string, dialect string, args []string) error {
 	work := ts.Getenv("WORK")
-	g := Globals{Home: h.paths.Home, Config: h.paths.Config}
+	g := cli.Globals{Home: h.paths.Home, Config: h.paths.Config}
 	if _, err := os.Stat(filepath.Join(work, "config.yaml")); err == nil {
 		// The scenario brings its config: its directory is the home.
-		g = Globals{Home: work, Config: filepath.Join(work, "config.yaml")}
+		g = cli.Globals{Home: work, Config: filepath.Join(work, "config.yaml")}
 	}
 	var stderr bytes.Buffer
 	environ := scriptEnviron(ts, vars)
@@ -85,12 +86,12 @@ func (h *checkHarness) fireOnce(ts *testscript.TestScript, vars []string, dialec
 		}
 		return ""
 	}
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: getenv, Environ: func() []string { return environ }, Now: time.Now}
-	eng, err := LoadEngine(&g, env)
+	env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr, Getenv: getenv, Environ: func() []string { return environ }, Now: time.Now}
+	eng, err := cli.LoadEngine(&g, env)
 	if err != nil {
 		return err
 	}
-	eng.journal = nil // a test is not a firing of the agent's
+	eng.NoJournal() // a test is not a firing of the agent's
 	defer eng.Close()
 
 	var in compat.Inbound
@@ -101,7 +102,7 @@ func (h *checkHarness) fireOnce(ts *testscript.TestScript, vars []string, dialec
 		if dialect != compat.Claude && dialect != compat.Cursor {
 			return fmt.Errorf("--dialect must be %s or %s, got %q", compat.Claude, compat.Cursor, dialect)
 		}
-		data, name, err := readPayload(ts.MkAbs(args[0]), nil)
+		data, name, err := cli.ReadPayload(ts.MkAbs(args[0]))
 		if err != nil {
 			return err
 		}
@@ -113,10 +114,10 @@ func (h *checkHarness) fireOnce(ts *testscript.TestScript, vars []string, dialec
 	} else {
 		var ok bool
 		if event, ok = protocol.Lookup(args[0]); !ok {
-			return unknownEvent(args[0])
+			return cli.UnknownEvent(args[0])
 		}
 		if len(args) == 2 {
-			if kw, err = readKwargs(ts.MkAbs(args[1]), nil); err != nil {
+			if kw, err = cli.ReadKwargs(ts.MkAbs(args[1])); err != nil {
 				return err
 			}
 		}
