@@ -12,7 +12,7 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) .
 
-## test: vet, then every test with the race detector.
+## test: vet (Linux, macOS and FreeBSD), then every test with the race detector.
 test: vet
 	$(GO) test -race -count=1 ./...
 
@@ -20,6 +20,8 @@ vet:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	GOOS=darwin $(GO) vet ./...
+	GOOS=freebsd $(GO) vet ./...
 
 ## demo: run exec on the example configuration in examples/.
 demo: build

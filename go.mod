@@ -10,6 +10,7 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/tidwall/gjson v1.20.3
 	github.com/willabides/kongplete v0.4.0
+	golang.org/x/sys v0.26.0
 	golang.org/x/term v0.25.0
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -20,6 +21,5 @@ require (
 	github.com/riywo/loginshell v0.0.0-20200815045211-7d26008be1ab // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.3.0 // indirect
-	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -6,8 +6,9 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // stamp is what tells us a file changed without reading it: size, times and
@@ -21,15 +22,17 @@ type stamp struct {
 }
 
 func statFile(path string) stamp {
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
+	// x/sys/unix names the times Mtim and Ctim on every Unix (syscall
+	// calls them Mtimespec on macOS and the BSDs).
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
 		return stamp{}
 	}
 	return stamp{
 		exists: true,
 		dev:    uint64(st.Dev),
 		ino:    uint64(st.Ino),
-		size:   st.Size,
+		size:   int64(st.Size),
 		mtime:  st.Mtim.Nano(),
 		ctime:  st.Ctim.Nano(),
 	}
