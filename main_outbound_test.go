@@ -20,7 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 
-	"github.com/noora-hooks/noora-hooks/outbound"
+	"github.com/noora-hooks/noora-hooks/internal/outbound"
 )
 
 // sink is a webhook receiver on 127.0.0.1, inside the test process, that

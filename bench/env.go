@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 )
 
 // Env is what scenarios measure with: the binaries built once, and helpers to

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 )
 
 // ApproveCmd is `noora-hooks approve`.

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"os"
 
-	"github.com/noora-hooks/noora-hooks/compat"
+	"github.com/noora-hooks/noora-hooks/internal/compat"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // bridge is `exec --dialect`: noora-hooks as the one hook Claude Code or
@@ -30,7 +30,7 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("%s payload from %s: %v; expected the JSON object %s hands its hooks", compat.ToolTitle(c.Dialect), name, err, compat.ToolTitle(c.Dialect))
 	}
-	var report runner.Report
+	var report dispatch.Report
 	if ev, ok := protocol.Lookup(in.NooraEvent()); ok {
 		eng, err := LoadEngine(g, env)
 		if err != nil {

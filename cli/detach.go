@@ -3,14 +3,14 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/runner"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 )
 
 // detachLogLimit bounds the log of detached runs: a log over it is renamed

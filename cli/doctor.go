@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"os"
 	"regexp"
@@ -12,10 +15,9 @@ import (
 
 	"github.com/google/shlex"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // DoctorCmd is `noora-hooks doctor`.
@@ -154,7 +156,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 // (python3 x.py, bash x.sh) the script only has to be readable.
 func checkProgram(h config.ShellHook, environ []string) check {
 	ch := check{Name: "program", Status: checkIssue}
-	argv, err := runner.Argv(h.Command)
+	argv, err := shellhook.Argv(h.Command)
 	if err != nil {
 		ch.Message = err.Error()
 		return ch
@@ -242,13 +244,13 @@ func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, 
 	if tool, ok := toolFor(h); ok {
 		kw = kw.With("tool_name", protocol.String(tool))
 	}
-	call := runner.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
+	call := dispatch.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
 	hook := eng.shellHook(h)
 	r := hook.Run(ctx, call)
 	ms := r.Duration.Milliseconds()
 	ch := check{Name: "run", Status: checkOK, ElapsedMS: &ms}
 	problems := ownWarnings(h, r)
-	if r.Status != runner.StatusOK && len(problems) == 0 {
+	if r.Status != dispatch.StatusOK && len(problems) == 0 {
 		problems = append(problems, string(r.Status))
 	}
 	if len(problems) > 0 {

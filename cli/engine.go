@@ -4,18 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"os"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/compat"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
-	"github.com/noora-hooks/noora-hooks/outbound"
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/compat"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
+	"github.com/noora-hooks/noora-hooks/internal/outbound"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // Engine is everything a command needs to fire events: the resolved paths, the
@@ -37,7 +38,7 @@ type Engine struct {
 	plugins *plugins.Manager
 	// Streams keeps the processes of `stream: true` shell hooks across
 	// events; serve sets it, exec leaves it nil (a stream of one line).
-	Streams *runner.Streams
+	Streams *shellhook.Streams
 	// PluginRetryAfter leaves a plugin that failed to start alone that
 	// long (plugins.Options.RetryAfter); serve sets it.
 	PluginRetryAfter time.Duration
@@ -45,7 +46,7 @@ type Engine struct {
 	// dispatcher is built once, on first Fire, and kept: serve keeps an
 	// Engine per config generation, so its sources stay warm.
 	dispatchOnce sync.Once
-	dispatcher   *runner.Dispatcher
+	dispatcher   *dispatch.Dispatcher
 }
 
 // LoadEngine resolves paths, reads the config (printing its warnings) and the
@@ -97,12 +98,12 @@ func (e *Engine) allowlist() *consent.Allowlist {
 // Fire fires event with kwargs kw at every source, with hooks running in cwd,
 // and returns the report. exec and serve both fire through it (SPEC §12: serve
 // answers exactly like exec). It is safe for concurrent use.
-func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwargs, cwd string) runner.Report {
+func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwargs, cwd string) dispatch.Report {
 	if e.Filtered(event, kw) {
-		return runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}
+		return dispatch.Report{Combined: protocol.Combine(event.Name, kw, nil)}
 	}
 	e.dispatchOnce.Do(func() { e.dispatcher = e.Dispatcher() })
-	return e.dispatcher.Fire(ctx, runner.Call{
+	return e.dispatcher.Fire(ctx, dispatch.Call{
 		Event:  event,
 		Kwargs: protocol.WithTelemetry(kw),
 		Cwd:    cwd,
@@ -112,13 +113,13 @@ func (e *Engine) Fire(ctx context.Context, event protocol.Event, kw protocol.Kwa
 }
 
 // Dispatcher returns a dispatcher over every source of hooks: none in safe mode.
-func (e *Engine) Dispatcher() *runner.Dispatcher {
-	d := &runner.Dispatcher{Concurrency: e.Config.Concurrency}
+func (e *Engine) Dispatcher() *dispatch.Dispatcher {
+	d := &dispatch.Dispatcher{Concurrency: e.Config.Concurrency}
 	if e.SafeMode {
 		return d
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
+	d.Sources = append(d.Sources, &shellhook.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
 	d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 	return d
 }
@@ -165,11 +166,11 @@ func unknownEvent(event string) error {
 
 // shellHook is one configured entry ready to run outside the dispatcher (test,
 // doctor), speaking its dialect when it has one, as exec would run it.
-func (e *Engine) shellHook(h config.ShellHook) runner.Hook {
+func (e *Engine) shellHook(h config.ShellHook) dispatch.Hook {
 	if h.Stream {
-		return &runner.StreamHook{Config: h}
+		return &shellhook.StreamHook{Config: h}
 	}
-	hook := &runner.ShellHook{Config: h}
+	hook := &shellhook.ShellHook{Config: h}
 	if h.Dialect != "" {
 		hook.Dialect = compat.Dialects()[h.Dialect]
 	}

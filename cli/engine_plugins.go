@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 )
 
 // stderrMu keeps the lines that plugin processes log, which arrive from

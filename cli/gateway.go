@@ -9,9 +9,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/gatewayhooks"
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/gatewayhooks"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/noora-hooks/noora-hooks/gatewayhooks"
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/gatewayhooks"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 )
 
 // listPlugins is the plugins section of `list`: what `plugins list` shows.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 )
 
 // serveAskTimeout bounds how long `list` waits for a running serve.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/shlex"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 )
 
 // This file holds what the commands that manage hooks share: list, test,

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 )
 
 func TestReadAnswer(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"os"
 	"strings"
@@ -11,10 +12,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/outbound"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/outbound"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // OutboundCmd is `noora-hooks outbound ...` (SPEC §7).
@@ -378,7 +378,7 @@ func (c *OutboundTestCmd) Run(g *Globals, env *Env) error {
 			Signed     bool   `json:"signed"`
 			attemptJSON
 			Body string `json:"body"`
-		}{t.Name, t.URL, event, d.ID, signed, attemptOf(a), runner.Excerpt(string(a.Body))})
+		}{t.Name, t.URL, event, d.ID, signed, attemptOf(a), shellhook.Excerpt(string(a.Body))})
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 	} else {
 		printTest(env.Stdout, t, d, signed, a)
@@ -397,7 +397,7 @@ func printTest(w io.Writer, t config.OutboundTarget, d outbound.Delivery, signed
 	fmt.Fprintf(w, "target:    %s\nurl:       %s\nevent:     %s\ndelivery:  %s\nsigned:    %s\nresponse:  %s in %dms\n",
 		t.Name, t.URL, d.Event, d.ID, sig, a, a.Duration.Milliseconds())
 	if body := strings.TrimSpace(string(a.Body)); body != "" {
-		fmt.Fprintf(w, "body:      %s\n", runner.Excerpt(body))
+		fmt.Fprintf(w, "body:      %s\n", shellhook.Excerpt(body))
 	}
 }
 

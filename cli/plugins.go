@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 

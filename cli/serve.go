@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/observe"
-	"github.com/noora-hooks/noora-hooks/server"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/observe"
+	"github.com/noora-hooks/noora-hooks/internal/server"
 )
 
 // SocketName is the file name of serve's default socket in the home directory.

@@ -2,12 +2,13 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
-	"github.com/noora-hooks/noora-hooks/observe"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
+	"github.com/noora-hooks/noora-hooks/internal/observe"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // hooksListing is the JSON document of serve's GET /v1/hooks: the configured
@@ -21,7 +22,7 @@ import (
 //	 "queue": {"pending": n, "running": 0|1, "delivered": n, "dropped": n} or null}],
 //	 "observer_queues": [{"source": ..., "hook": ..., "events": [...], "pending": n, "running": 0|1, "delivered": n, "dropped": n}]}
 func hooksListing(e *Engine, obs *observe.Observers) []byte {
-	var stats []runner.QueueStats
+	var stats []dispatch.QueueStats
 	if obs != nil {
 		stats = obs.Stats()
 	}
@@ -85,7 +86,7 @@ type observerQueue struct {
 	queueCounts
 }
 
-func queuesByKey(stats []runner.QueueStats) map[string]*queueCounts {
+func queuesByKey(stats []dispatch.QueueStats) map[string]*queueCounts {
 	out := make(map[string]*queueCounts, len(stats))
 	for _, q := range stats {
 		out[q.Key] = &queueCounts{Pending: q.Pending, Running: q.Running, Delivered: q.Delivered, Dropped: q.Dropped}
@@ -97,12 +98,12 @@ func queuesByKey(stats []runner.QueueStats) map[string]*queueCounts {
 // or one per command for the entries of a stream hook.
 func queueKeyOf(h config.ShellHook) string {
 	if h.Stream {
-		return runner.StreamQueueKey(h.Command)
+		return shellhook.StreamQueueKey(h.Command)
 	}
-	return runner.Key(h.Event, runner.HookInfo{Source: "shell", Name: h.Command})
+	return dispatch.Key(h.Event, dispatch.HookInfo{Source: "shell", Name: h.Command})
 }
 
-func observerQueuesOf(stats []runner.QueueStats) []observerQueue {
+func observerQueuesOf(stats []dispatch.QueueStats) []observerQueue {
 	out := make([]observerQueue, 0, len(stats))
 	for _, q := range stats {
 		out = append(out, observerQueue{Source: q.Source, Hook: q.Hook, Events: q.Events, queueCounts: queueCounts{q.Pending, q.Running, q.Delivered, q.Dropped}})

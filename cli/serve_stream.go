@@ -1,13 +1,13 @@
 package cli
 
 import (
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"sync"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/observe"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/observe"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // pluginRetryAfter is how long serve leaves a plugin that failed to start
@@ -78,7 +78,7 @@ func (b serveBackend) Queue(event protocol.Event, kw protocol.Kwargs, cwd string
 // dropped it.
 func (e *Engine) Queue(obs *observe.Observers, event protocol.Event, kw protocol.Kwargs, cwd string, done func()) observe.Accepted {
 	e.dispatchOnce.Do(func() { e.dispatcher = e.Dispatcher() })
-	call := runner.Call{
+	call := dispatch.Call{
 		Event:  event,
 		Kwargs: protocol.WithTelemetry(kw),
 		Cwd:    cwd,

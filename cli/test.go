@@ -3,12 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"strings"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // TestCmd is `noora-hooks test <event>`.
@@ -54,7 +56,7 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 		return err
 	}
 
-	var hooks []runner.Hook
+	var hooks []dispatch.Hook
 	var states []hookState
 	var unmatched []config.ShellHook
 	for _, h := range eng.Config.ShellHooks {
@@ -70,10 +72,10 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 		hooks = append(hooks, eng.shellHook(h))
 		states = append(states, eng.stateOf(h))
 	}
-	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
+	call := dispatch.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
 	ctx, stop := signalContext()
 	defer stop()
-	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
+	results := dispatch.RunAll(ctx, call, hooks, eng.Config.Concurrency)
 	answers := make([]protocol.Answer, len(results))
 	for i, r := range results {
 		answers[i] = r.Answer
@@ -127,7 +129,7 @@ func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
 }
 
 // printHookRun prints what one hook did: status, output excerpts, answer.
-func printHookRun(w io.Writer, s hookState, r runner.Result) {
+func printHookRun(w io.Writer, s hookState, r dispatch.Result) {
 	h := s.Hook
 	if h.Matcher != nil {
 		fmt.Fprintf(w, "  matcher:  %s\n", h.Matcher.Source)
@@ -151,7 +153,7 @@ func printHookRun(w io.Writer, s hookState, r runner.Result) {
 
 // ownWarnings are a hook's warnings without the `<event> hook "<command>": `
 // that names the hook: a report shows them under its name already.
-func ownWarnings(h config.ShellHook, r runner.Result) []string {
+func ownWarnings(h config.ShellHook, r dispatch.Result) []string {
 	prefix := fmt.Sprintf("%s hook %q: ", h.Event, h.Command)
 	out := make([]string, len(r.Warnings))
 	for i, w := range r.Warnings {
@@ -161,7 +163,7 @@ func ownWarnings(h config.ShellHook, r runner.Result) []string {
 }
 
 // runSummary is one line: how the run ended and how long it took.
-func runSummary(h config.ShellHook, r runner.Result) string {
+func runSummary(h config.ShellHook, r dispatch.Result) string {
 	switch {
 	case r.Outcome == nil:
 		return "did not start"
@@ -175,18 +177,18 @@ func runSummary(h config.ShellHook, r runner.Result) string {
 	return fmt.Sprintf("exit %d; elapsed %s", r.Outcome.Code, elapsed(r))
 }
 
-func elapsed(r runner.Result) string {
+func elapsed(r dispatch.Result) string {
 	return fmt.Sprintf("%dms", r.Duration.Milliseconds())
 }
 
 // outputLimit is how much of a hook's stdout and stderr `test` shows: the
 // 400 characters that warnings and block messages quote (SPEC §4, §6).
-const outputLimit = runner.MessageLimit
+const outputLimit = shellhook.MessageLimit
 
 // excerpt returns the first 400 characters of out and whether there was more.
 func excerpt(out []byte, truncated bool) (string, bool) {
 	s := strings.ToValidUTF8(string(out), "\uFFFD")
-	cut := runner.Excerpt(s)
+	cut := shellhook.Excerpt(s)
 	return cut, truncated || len(cut) < len(s)
 }
 
@@ -219,7 +221,7 @@ type testedHook struct {
 	Command         string          `json:"command"`
 	Matcher         *string         `json:"matcher"`
 	Approved        bool            `json:"approved"`
-	Status          runner.Status   `json:"status"`
+	Status          dispatch.Status `json:"status"`
 	ExitCode        *int            `json:"exit_code"`
 	ElapsedMS       int64           `json:"elapsed_ms"`
 	Stdout          string          `json:"stdout"`
@@ -235,7 +237,7 @@ type notMatchedHook struct {
 	Matcher string `json:"matcher"`
 }
 
-func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hookState, results []runner.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
+func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hookState, results []dispatch.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
 	rep := testReport{
 		Event: c.Event, Payload: payload, Hooks: []testedHook{}, NotMatched: []notMatchedHook{},
 		Combined: combined.Object(), Warnings: combined.Warnings,

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 )
 
 // Headers of the protocol between client and server (documented in the README).
