@@ -2,9 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"os"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/internal/compat"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -32,7 +33,7 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	}
 	var report dispatch.Report
 	if ev, ok := protocol.Lookup(in.NooraEvent()); ok {
-		eng, err := LoadEngine(g, env)
+		eng, err := loadEngine(g, env)
 		if err != nil {
 			return err
 		}

@@ -3,12 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 )

@@ -1,17 +1,16 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"os"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/google/shlex"
 
@@ -99,7 +98,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// as exec would run hooks, each writing only its own verdict.
 	var trials []int
 	for _, h := range eng.Config.ShellHooks {
-		s := eng.stateOf(h)
+		s := eng.StateOf(h)
 		d := diagnosis{Event: h.Event, Command: h.Command, Line: h.Line}
 		if h.Matcher != nil {
 			d.Matcher = &h.Matcher.Source
@@ -117,19 +116,14 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 		}
 		rep.Hooks = append(rep.Hooks, d)
 	}
-	var runs sync.WaitGroup
-	limit := make(chan struct{}, max(eng.Config.Concurrency, 1))
-	for _, i := range trials {
-		h, verdict := eng.Config.ShellHooks[i], &rep.Hooks[i].Checks[len(rep.Hooks[i].Checks)-1]
-		runs.Add(1)
-		limit <- struct{}{}
-		go func() {
-			defer runs.Done()
-			defer func() { <-limit }()
-			*verdict = trialRun(ctx, eng, h, cwd, env.Environ())
-		}()
+	tried := make([]config.ShellHook, len(trials))
+	for i, h := range trials {
+		tried[i] = eng.Config.ShellHooks[h]
 	}
-	runs.Wait()
+	for i, r := range eng.TryEach(ctx, tried, cwd) {
+		d := &rep.Hooks[trials[i]]
+		d.Checks[len(d.Checks)-1] = verdictOf(tried[i], r)
+	}
 
 	rep.Issues = len(rep.ConfigIssues)
 	for _, d := range rep.Hooks {
@@ -200,7 +194,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 	return ch
 }
 
-func checkApproval(eng *Engine, s hookState) check {
+func checkApproval(eng *engine.Engine, s engine.HookState) check {
 	ch := check{Name: "approved", Status: checkOK}
 	switch {
 	case s.Approved:
@@ -218,7 +212,7 @@ func checkApproval(eng *Engine, s hookState) check {
 	return ch
 }
 
-func checkDrift(s hookState) check {
+func checkDrift(s engine.HookState) check {
 	ch := check{Name: "drift", Status: checkOK}
 	switch {
 	case !s.Approved:
@@ -235,21 +229,13 @@ func checkDrift(s hookState) check {
 	return ch
 }
 
-// trialRun runs the hook on its event's synthetic payload: it must give empty
-// stdout or valid JSON within its timeout, and exit 0 (or 2, a block, on
-// pre_tool_call).
-func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, environ []string) check {
-	event, _ := protocol.Lookup(h.Event)
-	kw, _ := protocol.Synthetic(h.Event)
-	if tool, ok := toolFor(h); ok {
-		kw = kw.With("tool_name", protocol.String(tool))
-	}
-	call := dispatch.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
-	hook := eng.shellHook(h)
-	r := hook.Run(ctx, call)
+// verdictOf is the check of a hook's trial run on its event's synthetic
+// payload: it must give empty stdout or valid JSON within its timeout, and
+// exit 0 (or 2, a block, on pre_tool_call).
+func verdictOf(h config.ShellHook, r dispatch.Result) check {
 	ms := r.Duration.Milliseconds()
 	ch := check{Name: "run", Status: checkOK, ElapsedMS: &ms}
-	problems := ownWarnings(h, r)
+	problems := ownWarnings(r)
 	if r.Status != dispatch.StatusOK && len(problems) == 0 {
 		problems = append(problems, string(r.Status))
 	}
@@ -268,24 +254,6 @@ func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, 
 		ch.Message += fmt.Sprintf(", answer %s", answer)
 	}
 	return ch
-}
-
-// toolLike is a matcher alternative that is a plain tool name.
-var toolLike = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
-
-// toolFor picks the tool name of a tool event's trial payload: the terminal
-// tool, unless the hook's matcher refuses it and names a tool it accepts.
-func toolFor(h config.ShellHook) (string, bool) {
-	if h.Matcher == nil || h.Matcher.Match(protocol.SyntheticTool, true) {
-		return "", false
-	}
-	for _, alt := range strings.Split(h.Matcher.Source, "|") {
-		alt = strings.TrimSpace(alt)
-		if toolLike.MatchString(alt) && h.Matcher.Match(alt, true) {
-			return alt, true
-		}
-	}
-	return "", false
 }
 
 // oneLine keeps a verdict on one line: hook output may span many.

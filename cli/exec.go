@@ -60,7 +60,7 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}

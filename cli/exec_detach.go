@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -23,7 +24,7 @@ func (c *ExecCmd) detach(g *Globals, env *Env, event protocol.Event) error {
 	if err != nil {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}

@@ -4,13 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"os"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/internal/outbound"
@@ -26,7 +28,7 @@ type OutboundCmd struct {
 }
 
 // outboundSpool is the spool of the engine's home.
-func outboundSpool(e *Engine) outbound.Spool {
+func outboundSpool(e *engine.Engine) outbound.Spool {
 	return outbound.Spool{Dir: outbound.DirOf(e.Paths.Home), Limit: e.Config.SpoolLimit()}
 }
 
@@ -38,7 +40,7 @@ type OutboundDrainCmd struct {
 // Run delivers the spool in the foreground. A background sender that is
 // running keeps the lock: drain waits for it to finish, then delivers what is left.
 func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -196,7 +198,7 @@ type targetStatus struct {
 // Run prints the spool per target: configured targets first, in config
 // order, then targets that only the spool still knows.
 func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -329,7 +331,7 @@ func testKwargs() protocol.Kwargs {
 
 // Run sends one test delivery to the target, signed as exec would sign it.
 func (c *OutboundTestCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -24,11 +25,11 @@ type PluginsListCmd struct {
 
 // Run lists the plugins.
 func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
-	infos := PluginInfos(eng)
+	infos := eng.PluginInfos()
 	if c.JSON {
 		if infos == nil {
 			infos = []plugins.Info{}
@@ -63,7 +64,7 @@ func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
 // PluginInfos is what `plugins list` shows, for `list` to reuse: every plugin
 // directory, started to learn its hooks and sections, or marked disabled in
 // safe mode.
-func PluginInfos(eng *Engine) []plugins.Info {
+func PluginInfos(eng *engine.Engine) []plugins.Info {
 	if eng.SafeMode {
 		return plugins.ListDisabled(eng.Paths.Home)
 	}
@@ -95,7 +96,7 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/client"
 	"github.com/noora-hooks/noora-hooks/internal/config"
-	"github.com/noora-hooks/noora-hooks/internal/observe"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 	"github.com/noora-hooks/noora-hooks/internal/server"
 )
 
@@ -80,15 +80,9 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	configPath, _ := filepath.Abs(paths.Config)
 	home, _ := filepath.Abs(paths.Home)
 
-	streams := &serveStreams{logf: logf}
+	serving := &engine.Serving{Logf: logf}
 	srv, err := server.New(server.Options{
-		Load: func() (server.Backend, error) {
-			e, err := LoadEngine(g, &logEnv)
-			if err != nil {
-				return nil, err
-			}
-			return streams.backend(e), nil
-		},
+		Load:       func() (server.Backend, error) { return serving.Load(engineOptions(g, &logEnv)) },
 		Watch:      []string{paths.Config, paths.Allowlist()},
 		CheckEvery: c.CheckEvery,
 		Config:     configPath,
@@ -139,7 +133,7 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	l.Unlink()
 	time.Sleep(acceptQueueGrace)
 	err = srv.Shutdown(ctx)
-	streams.close(c.StreamDrain)
+	serving.Close(c.StreamDrain)
 	logf("stopped after %d events", srv.Served())
 	return err
 }
@@ -148,19 +142,6 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 // socket on a signal: connections already queued by the kernel are accepted in
 // microseconds, so this only has to outlast a scheduling delay.
 const acceptQueueGrace = 100 * time.Millisecond
-
-// serveBackend serves one Engine; obs delivers its streaming events
-// (serve_stream.go).
-type serveBackend struct {
-	*Engine
-	obs *observe.Observers
-}
-
-// Hooks implements server.Backend.
-func (b serveBackend) Hooks() []byte { return hooksListing(b.Engine, b.obs) }
-
-// AcceptsHooks implements server.Backend.
-func (b serveBackend) AcceptsHooks() bool { return b.Accept }
 
 // lockedWriter writes one Write at a time.
 type lockedWriter struct {

@@ -3,8 +3,9 @@ package compat
 import (
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"strings"
+
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/tidwall/gjson"
 

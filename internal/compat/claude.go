@@ -3,10 +3,11 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
-	"strings"
 
 	"github.com/tidwall/gjson"
 

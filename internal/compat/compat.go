@@ -20,10 +20,11 @@
 package compat
 
 import (
+	"strings"
+
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
-	"strings"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"

@@ -2,11 +2,12 @@ package compat
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strings"
+
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
-	"path/filepath"
-	"strings"
 
 	"github.com/tidwall/gjson"
 

@@ -2,8 +2,9 @@ package compat
 
 import (
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"strings"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/tidwall/gjson"
 

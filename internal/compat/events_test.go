@@ -1,8 +1,9 @@
 package compat
 
 import (
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"testing"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"

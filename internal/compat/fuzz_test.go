@@ -2,11 +2,12 @@ package compat
 
 import (
 	"bytes"
+	"strings"
+	"testing"
+
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
-	"strings"
-	"testing"
 
 	"github.com/tidwall/gjson"
 

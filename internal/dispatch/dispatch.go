@@ -3,9 +3,10 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"sync"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -93,7 +94,7 @@ type Result struct {
 	ExitCode *int // nil when no process exited
 	Duration time.Duration
 	Answer   protocol.Answer
-	Warnings []string
+	Warnings []Warning
 	// Outcome is the raw process outcome for hooks that ran a process, for
 	// `test` and `doctor`; nil otherwise.
 	Outcome *runner.Outcome
@@ -116,6 +117,33 @@ func (r Result) MarshalJSON() ([]byte, error) {
 	}.MarshalJSON()
 }
 
+// Warning is one problem of a hook's run, for stderr: which hook (empty when
+// the message names it itself) and what went wrong and what was done.
+type Warning struct {
+	Hook    string // e.g. `pre_tool_call hook "guard.sh"`
+	Message string
+}
+
+// String is the warning as printed: "<hook>: <message>".
+func (w Warning) String() string {
+	if w.Hook == "" {
+		return w.Message
+	}
+	return w.Hook + ": " + w.Message
+}
+
+// Strings gives each warning as printed.
+func Strings(ws []Warning) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+// Warn is a warning whose message names its hook.
+func Warn(msg string) Warning { return Warning{Message: msg} }
+
 // Report is the outcome of firing one event.
 type Report struct {
 	Combined protocol.Combined
@@ -127,7 +155,9 @@ type Report struct {
 func (r Report) Warnings() []string {
 	var w []string
 	for _, res := range r.Results {
-		w = append(w, res.Warnings...)
+		for _, rw := range res.Warnings {
+			w = append(w, rw.String())
+		}
 	}
 	return append(w, r.Combined.Warnings...)
 }
@@ -162,26 +192,42 @@ func (d *Dispatcher) Fire(ctx context.Context, call Call) Report {
 // RunAll runs hooks with at most limit at once (0: 32) and returns their
 // results in the order of hooks.
 func RunAll(ctx context.Context, call Call, hooks []Hook, limit int) []Result {
+	call = shareStdin(call)
+	jobs := make([]Job, len(hooks))
+	for i, h := range hooks {
+		jobs[i] = Job{Hook: h, Call: call}
+	}
+	return RunEach(ctx, jobs, limit)
+}
+
+// Job is one hook with the call it answers.
+type Job struct {
+	Hook Hook
+	Call Call
+}
+
+// RunEach runs each job's hook on its own call, with at most limit at once
+// (0: 32), and returns their results in the order of jobs.
+func RunEach(ctx context.Context, jobs []Job, limit int) []Result {
 	if limit <= 0 {
 		limit = 32
 	}
-	results := make([]Result, len(hooks))
-	call = shareStdin(call)
-	if len(hooks) == 1 || limit == 1 {
-		for i, h := range hooks {
-			results[i] = h.Run(ctx, call)
+	results := make([]Result, len(jobs))
+	if len(jobs) == 1 || limit == 1 {
+		for i, j := range jobs {
+			results[i] = j.Hook.Run(ctx, j.Call)
 		}
 		return results
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, h := range hooks {
+	for i, j := range jobs {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = h.Run(ctx, call)
+			results[i] = j.Hook.Run(ctx, j.Call)
 		}()
 	}
 	wg.Wait()

@@ -83,7 +83,10 @@ type queue struct {
 	delivered uint64
 	dropped   uint64
 	running   bool
-	wake      chan struct{} // buffered 1: "there is work"
+	// retired: the hook is gone from the configuration; the worker ends, and
+	// the queue is forgotten, once it is empty (Retire).
+	retired bool
+	wake    chan struct{} // buffered 1: "there is work"
 }
 
 // Key identifies a hook's queue: the event, the source and the hook's name, so
@@ -146,6 +149,9 @@ func (f *Fanout) EnqueueThen(call Call, hooks []Hook, done func()) bool {
 			key = Key(call.Event.Name, info)
 		}
 		q := f.queues[key]
+		if q != nil && q.retired { // the hook came back before its queue emptied
+			q.retired = false
+		}
 		if q == nil {
 			q = &queue{info: info, key: key, buf: make([]job, size), wake: make(chan struct{}, 1)}
 			f.queues[key] = q
@@ -196,9 +202,12 @@ func (f *Fanout) work(q *queue) {
 		j, ok := f.next(q)
 		if !ok {
 			f.mu.Lock()
-			closed := f.closed
+			closed, retired := f.closed, q.retired && q.n == 0
+			if retired {
+				f.forget(q)
+			}
 			f.mu.Unlock()
-			if closed {
+			if closed || retired {
 				return
 			}
 			select {
@@ -223,10 +232,35 @@ func (f *Fanout) work(q *queue) {
 		j.t.settle()
 		if f.Log != nil {
 			for _, w := range res.Warnings {
-				f.Log(w)
+				f.Log(w.String())
 			}
 		}
 	}
+}
+
+// Retire lets go of the queues whose hook keep refuses (a reload removed it
+// from the configuration): each worker finishes what its queue holds, then
+// ends, and the queue leaves the stats. Without it, every edited command
+// would keep a worker and a queue for as long as the fanout lives.
+func (f *Fanout) Retire(keep func(HookInfo) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, q := range f.queues {
+		if keep(q.info) {
+			continue
+		}
+		q.retired = true
+		select {
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// forget removes q, with f.mu held.
+func (f *Fanout) forget(q *queue) {
+	delete(f.queues, q.key)
+	f.order = slices.DeleteFunc(f.order, func(k string) bool { return k == q.key })
 }
 
 // Stats reports every queue, in the order the hooks were first seen.

@@ -11,11 +11,12 @@ package gatewayhooks
 import (
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"gopkg.in/yaml.v3"
 

@@ -14,11 +14,12 @@ package observe
 
 import (
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -104,6 +105,10 @@ func (o *Observers) Accept(call dispatch.Call, sources []dispatch.Source, reason
 
 // Stats reports every hook's queue, in the order the hooks were first seen.
 func (o *Observers) Stats() []dispatch.QueueStats { return o.fanout.Stats() }
+
+// Retire lets go of the queues of the hooks that keep refuses, once they are
+// empty: serve calls it on a reload with the hooks of the new configuration.
+func (o *Observers) Retire(keep func(dispatch.HookInfo) bool) { o.fanout.Retire(keep) }
 
 // Summary is what Close did.
 type Summary struct {

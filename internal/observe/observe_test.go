@@ -2,8 +2,6 @@ package observe
 
 import (
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"os"
 	"path/filepath"
 	"sort"
@@ -11,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/tidwall/gjson"
 

@@ -3,9 +3,10 @@ package outbound
 import (
 	"context"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"

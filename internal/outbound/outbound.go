@@ -14,13 +14,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -118,12 +119,12 @@ func (f *firing) spool(call dispatch.Call) {
 		*res = dispatch.Result{HookInfo: dispatch.HookInfo{Source: "outbound", Name: t.Name}, Status: dispatch.StatusOK}
 		secret, signed, warning := t.SigningKey(getenv)
 		if warning != "" {
-			res.Warnings = append(res.Warnings, warning)
+			res.Warnings = append(res.Warnings, dispatch.Warn(warning))
 		}
 		d, err := NewDelivery(t, call.Event.Name, call.Kwargs, call.Cwd, secret, signed, s.Version, now)
 		if err != nil {
 			res.Status = dispatch.StatusError
-			res.Warnings = append(res.Warnings, dropped(t, call.Event.Name, d, s.Spool, err))
+			res.Warnings = append(res.Warnings, dispatch.Warn(dropped(t, call.Event.Name, d, s.Spool, err)))
 			continue
 		}
 		ds, which = append(ds, d), append(which, i)
@@ -133,7 +134,7 @@ func (f *firing) spool(call dispatch.Call) {
 		i := which[j]
 		if err != nil {
 			f.results[i].Status = dispatch.StatusError
-			f.results[i].Warnings = append(f.results[i].Warnings, dropped(f.targets[i], call.Event.Name, ds[j], s.Spool, err))
+			f.results[i].Warnings = append(f.results[i].Warnings, dispatch.Warn(dropped(f.targets[i], call.Event.Name, ds[j], s.Spool, err)))
 		}
 		// A full spool needs a sender most of all: the one that filled it
 		// may have died.
@@ -141,7 +142,7 @@ func (f *firing) spool(call dispatch.Call) {
 	}
 	if kick {
 		if w := s.kick(call.Env); w != "" {
-			f.results[0].Warnings = append(f.results[0].Warnings, w)
+			f.results[0].Warnings = append(f.results[0].Warnings, dispatch.Warn(w))
 		}
 	}
 }

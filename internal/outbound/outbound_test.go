@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/tidwall/gjson"
 
@@ -144,7 +145,7 @@ func TestDeliveryBodyHeadersAndSignature(t *testing.T) {
 		if r.Source != "outbound" || r.Status != dispatch.StatusOK {
 			t.Errorf("result %+v, want an ok outbound result", r)
 		}
-		warnings = append(warnings, r.Warnings...)
+		warnings = append(warnings, dispatch.Strings(r.Warnings)...)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `outbound target "empty-env": secret_env UNSET_SECRET is empty, so its deliveries are UNSIGNED`) {
 		t.Errorf("warnings %q, want one about the empty secret_env", warnings)
@@ -342,7 +343,7 @@ func TestSpoolBound(t *testing.T) {
 	var warnings []string
 	for range 5 {
 		for _, r := range fire(t, src, "subagent_stop", protocol.Kwargs{}) {
-			warnings = append(warnings, r.Warnings...)
+			warnings = append(warnings, dispatch.Strings(r.Warnings)...)
 		}
 	}
 	pending, _ := src.Spool.Pending()
@@ -643,7 +644,7 @@ func TestEventFiles(t *testing.T) {
 		if want := []dispatch.Status{dispatch.StatusOK, dispatch.StatusError, dispatch.StatusError}; !slices.Equal(statuses, want) {
 			t.Errorf("statuses %v, want %v", statuses, want)
 		}
-		if !strings.Contains(results[1].Warnings[0], `outbound target "b": the on_session_end delivery was dropped: the spool already holds 4`) {
+		if !strings.Contains(results[1].Warnings[0].String(), `outbound target "b": the on_session_end delivery was dropped: the spool already holds 4`) {
 			t.Errorf("warning %q", results[1].Warnings)
 		}
 		if n := storedCount(t, src.Spool); n != 4 {

@@ -4,7 +4,6 @@ package plugins_test
 import (
 	"bytes"
 	"context"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/cli"
 	"github.com/noora-hooks/noora-hooks/internal/plugins"

@@ -16,12 +16,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -278,7 +279,7 @@ type failed struct {
 func (f failed) Describe() dispatch.HookInfo { return f.info }
 
 func (f failed) Run(context.Context, dispatch.Call) dispatch.Result {
-	return dispatch.Result{HookInfo: f.info, Status: dispatch.StatusError, Warnings: []string{f.msg}}
+	return dispatch.Result{HookInfo: f.info, Status: dispatch.StatusError, Warnings: []dispatch.Warning{dispatch.Warn(f.msg)}}
 }
 
 // callbackHook is one registered callback of a running plugin.
@@ -338,7 +339,7 @@ func (h *callbackHook) Run(ctx context.Context, call dispatch.Call) dispatch.Res
 		var problem string
 		if proc, problem = h.restart(); proc == nil {
 			res.Status = dispatch.StatusError
-			res.Warnings = append(res.Warnings, problem)
+			res.Warnings = append(res.Warnings, dispatch.Warn(problem))
 			return res
 		}
 	}
@@ -352,19 +353,19 @@ func (h *callbackHook) Run(ctx context.Context, call dispatch.Call) dispatch.Res
 		return res
 	case errors.As(err, &cbErr):
 		res.Status = dispatch.StatusError
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s raised %v; skipped", where, cbErr))
+		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("%s raised %v; skipped", where, cbErr)))
 	case errors.Is(err, ErrTimeout):
 		res.Status = dispatch.StatusTimeout
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s %v; skipped, and the plugin's process was stopped (it starts again on the next event)", where, err))
+		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("%s %v; skipped, and the plugin's process was stopped (it starts again on the next event)", where, err)))
 	case errors.Is(err, ErrNotRunning):
 		res.Status = dispatch.StatusSkipped
-		res.Warnings = append(res.Warnings, where+" skipped: the plugin's process ended earlier in this event (it starts again on the next event)")
+		res.Warnings = append(res.Warnings, dispatch.Warn(where+" skipped: the plugin's process ended earlier in this event (it starts again on the next event)"))
 	case errors.Is(err, ErrDied):
 		res.Status = dispatch.StatusError
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v; skipped (the plugin starts again on the next event)", where, err))
+		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("%s: %v; skipped (the plugin starts again on the next event)", where, err)))
 	default:
 		res.Status = dispatch.StatusError
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %v; skipped", where, err))
+		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("%s: %v; skipped", where, err)))
 	}
 	return res
 }

@@ -3,11 +3,12 @@ package plugins
 import (
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"gopkg.in/yaml.v3"
 )

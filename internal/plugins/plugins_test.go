@@ -2,7 +2,6 @@ package plugins
 
 import (
 	"context"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -237,7 +238,7 @@ def register(ctx):
 	if got := names(res); got != "boom:explode=error boom:fine=ok" {
 		t.Fatalf("hooks: %s", got)
 	}
-	if w := strings.Join(res[0].Warnings, ""); !strings.Contains(w, `plugin "boom": pre_tool_call callback explode raised ValueError: boom (at __init__.py:3 in explode); skipped`) {
+	if w := strings.Join(dispatch.Strings(res[0].Warnings), ""); !strings.Contains(w, `plugin "boom": pre_tool_call callback explode raised ValueError: boom (at __init__.py:3 in explode); skipped`) {
 		t.Errorf("warning: %s", w)
 	}
 	if res[1].Answer.Kind != protocol.Block || res[1].Answer.Message != "still here" {
@@ -280,10 +281,10 @@ def register(ctx):
 	if got := names(res); got != "victim:slow=error victim:pid=skipped" {
 		t.Fatalf("hooks: %s", got)
 	}
-	if w := res[0].Warnings[0]; !strings.Contains(w, "died while running its transform_llm_output callback slow: it was killed by signal 9") {
+	if w := res[0].Warnings[0]; !strings.Contains(w.String(), "died while running its transform_llm_output callback slow: it was killed by signal 9") {
 		t.Errorf("warning: %s", w)
 	}
-	if w := res[1].Warnings[0]; !strings.Contains(w, "ended earlier in this event") {
+	if w := res[1].Warnings[0]; !strings.Contains(w.String(), "ended earlier in this event") {
 		t.Errorf("warning: %s", w)
 	}
 
@@ -315,7 +316,7 @@ def register(ctx):
 	if len(res) != 1 || res[0].Status != dispatch.StatusTimeout {
 		t.Fatalf("hooks: %s", names(res))
 	}
-	if w := res[0].Warnings[0]; !strings.Contains(w, "on_session_start callback sleepy timed out after 500ms; skipped, and the plugin's process was stopped") {
+	if w := res[0].Warnings[0]; !strings.Contains(w.String(), "on_session_start callback sleepy timed out after 500ms; skipped, and the plugin's process was stopped") {
 		t.Errorf("warning: %s", w)
 	}
 	proc := m.slots[0].proc
@@ -430,7 +431,7 @@ func TestAPluginThatCannotStartSaysWhy(t *testing.T) {
 			if len(res) != 1 || res[0].Status != dispatch.StatusError || res[0].Name != "p" {
 				t.Fatalf("hooks: %s", names(res))
 			}
-			if w := res[0].Warnings[0]; !strings.Contains(w, tt.want) {
+			if w := res[0].Warnings[0]; !strings.Contains(w.String(), tt.want) {
 				t.Errorf("warning:\n%s\nwant it to contain:\n%s", w, tt.want)
 			}
 		})
@@ -495,7 +496,7 @@ def register(ctx):
 		t.Fatalf("first: %s", names(res))
 	}
 	os.WriteFile(filepath.Join(dir, "__init__.py"), []byte("def register(ctx):\n    ctx.register_hook('pre_llm_call', lambda **k: 'ok')\n"), 0o644)
-	if res := fire(t, m2, "pre_llm_call", `{}`); res[0].Status != dispatch.StatusError || !strings.Contains(res[0].Warnings[0], "not yet") {
+	if res := fire(t, m2, "pre_llm_call", `{}`); res[0].Status != dispatch.StatusError || !strings.Contains(res[0].Warnings[0].String(), "not yet") {
 		t.Fatalf("within RetryAfter the failure should stand: %s %q", names(res), res[0].Warnings)
 	}
 }
@@ -506,7 +507,7 @@ func TestTheGoExamplePlugin(t *testing.T) {
 	}
 	home := t.TempDir()
 	dir := writePlugin(t, home, "go-guard", map[string]string{})
-	example, err := filepath.Abs("../examples/plugins/go-guard")
+	example, err := filepath.Abs("../../examples/plugins/go-guard")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
-	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/noora-hooks/noora-hooks/plugins/wire"
 	"github.com/noora-hooks/noora-hooks/protocol"

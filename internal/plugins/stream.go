@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 )
 
 // streamHooks are the callbacks of a streaming event (on_stream_start,
@@ -108,7 +109,7 @@ func (h *pendingPlugin) Run(ctx context.Context, call dispatch.Call) dispatch.Re
 	st := h.m.slots[h.slot].ensure(h.m, h.plugin)
 	if st.err != nil {
 		res.Status = dispatch.StatusError
-		res.Warnings = append(res.Warnings, fmt.Sprintf("plugin %q cannot run: %v", h.plugin.Name, st.err))
+		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("plugin %q cannot run: %v", h.plugin.Name, st.err)))
 		return res
 	}
 	if st.fresh {

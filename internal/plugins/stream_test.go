@@ -3,13 +3,14 @@ package plugins
 import (
 	"context"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -184,7 +185,7 @@ def register(ctx):
 	hooks := m.Hooks(call) // queued in serve, then the config is reloaded
 	m.Close()
 	res := hooks[0].Run(context.Background(), call)
-	if res.Status != dispatch.StatusError || !strings.Contains(strings.Join(res.Warnings, ""), "its plugin manager was closed") {
+	if res.Status != dispatch.StatusError || !strings.Contains(strings.Join(dispatch.Strings(res.Warnings), ""), "its plugin manager was closed") {
 		t.Fatalf("%s %v", res.Status, res.Warnings)
 	}
 	if m.slots[0].proc != nil {

@@ -16,7 +16,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"log"
 	"net"
@@ -26,6 +25,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/client"
 	"github.com/noora-hooks/noora-hooks/protocol"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/client"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -54,7 +55,7 @@ func (b *fakeBackend) Fire(ctx context.Context, event protocol.Event, kw protoco
 		HookInfo: dispatch.HookInfo{Source: "shell", Name: b.name},
 		Status:   dispatch.StatusOK,
 		Answer:   protocol.Answer{Kind: protocol.Context, Text: b.name},
-		Warnings: b.warnings,
+		Warnings: warnings(b.warnings),
 	}
 	return dispatch.Report{
 		Combined: protocol.Combine(event.Name, kw, []protocol.Answer{res.Answer}),
@@ -724,4 +725,12 @@ func TestCheckEveryBoundsHowOftenFilesAreLookedAt(t *testing.T) {
 			t.Errorf("a removed cwd after the interval: %d %s, want 400", code, body)
 		}
 	})
+}
+
+func warnings(msgs []string) []dispatch.Warning {
+	out := make([]dispatch.Warning, len(msgs))
+	for i, m := range msgs {
+		out[i] = dispatch.Warn(m)
+	}
+	return out
 }

@@ -2,13 +2,14 @@ package shellhook
 
 import (
 	"context"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -102,7 +103,7 @@ func TestShellHookSpeaksItsDialect(t *testing.T) {
 	if res.Answer.Message != "from the dialect" || res.Status != dispatch.StatusOK {
 		t.Errorf("result %+v, want the dialect's answer", res)
 	}
-	if len(res.Warnings) != 1 || !strings.HasSuffix(res.Warnings[0], ": a note") || !strings.HasPrefix(res.Warnings[0], "pre_tool_call hook ") {
+	if len(res.Warnings) != 1 || !strings.HasSuffix(res.Warnings[0].String(), ": a note") || !strings.HasPrefix(res.Warnings[0].String(), "pre_tool_call hook ") {
 		t.Errorf("warnings %q, want the dialect's, named after the hook", res.Warnings)
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/google/shlex"
 
@@ -122,7 +123,7 @@ func (s Skipped) Describe() dispatch.HookInfo { return s.Info }
 
 // Run implements Hook.
 func (s Skipped) Run(context.Context, dispatch.Call) dispatch.Result {
-	return dispatch.Result{HookInfo: s.Info, Status: dispatch.StatusSkipped, Warnings: []string{s.Why}}
+	return dispatch.Result{HookInfo: s.Info, Status: dispatch.StatusSkipped, Warnings: []dispatch.Warning{dispatch.Warn(s.Why)}}
 }
 
 // ShellHook runs one configured command with the JSON payload on stdin and
@@ -244,7 +245,7 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 		r = ReadNoora(h.Config.Event, out)
 	}
 	for _, w := range r.Warnings {
-		res.Warnings = append(res.Warnings, h.where()+w)
+		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: w})
 	}
 	res.Answer = r.Answer
 	if h.Config.FailClosed && r.Unusable {
@@ -260,7 +261,7 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 		if s := Excerpt(strings.TrimSpace(string(out.Stderr))); s != "" {
 			what += ": " + s
 		}
-		res.Warnings = append(res.Warnings, h.where()+what)
+		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: what})
 	}
 	return res
 }
@@ -316,18 +317,18 @@ func (h *ShellHook) failed(res dispatch.Result, reason, warning string) dispatch
 	if h.Config.FailClosed {
 		msg := fmt.Sprintf("hook %s failed closed: %s", h.Config.Command, reason)
 		res.Answer = protocol.Answer{Kind: protocol.Block, Message: msg}
-		res.Warnings = append(res.Warnings, h.where()+msg)
+		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: msg})
 		return res
 	}
 	res.Answer = protocol.Answer{}
 	if warning != "" {
-		res.Warnings = append(res.Warnings, h.where()+warning)
+		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: warning})
 	}
 	return res
 }
 
 func (h *ShellHook) where() string {
-	return fmt.Sprintf("%s hook %q: ", h.Config.Event, h.Config.Command)
+	return fmt.Sprintf("%s hook %q", h.Config.Event, h.Config.Command)
 }
 
 // Excerpt returns the first MessageLimit characters of s.

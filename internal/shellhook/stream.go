@@ -6,13 +6,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -74,7 +75,7 @@ func (h *StreamHook) Run(ctx context.Context, call dispatch.Call) dispatch.Resul
 }
 
 func (h *StreamHook) where() string {
-	return fmt.Sprintf("%s hook %q: ", h.Config.Event, h.Config.Command)
+	return fmt.Sprintf("%s hook %q", h.Config.Event, h.Config.Command)
 }
 
 // start starts the hook's process for call, its stdout drained and thrown
@@ -383,7 +384,7 @@ func (s *Streams) deliver(ctx context.Context, h *StreamHook, call dispatch.Call
 		p, open := s.take(key, h.Config, !h.CloseOnly)
 		if !open {
 			res.Status = dispatch.StatusSkipped
-			res.Warnings = append(res.Warnings, h.where()+"not delivered: the server is shutting down")
+			res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: "not delivered: the server is shutting down"})
 			return res
 		}
 		if p == nil { // CloseOnly, and no process for the session
@@ -419,7 +420,7 @@ func (s *Streams) writeLocked(ctx context.Context, h *StreamHook, p *streamProc,
 	fail := func(status dispatch.Status, what string) {
 		p.failed = true
 		res.Status = status
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s%s; the other lines of session %s's stream are dropped", h.where(), what, session))
+		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: fmt.Sprintf("%s; the other lines of session %s's stream are dropped", what, session)})
 	}
 	if p.child == nil {
 		var log func(string)

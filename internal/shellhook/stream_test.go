@@ -5,7 +5,6 @@ package shellhook
 import (
 	"context"
 	"fmt"
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/tidwall/gjson"
@@ -198,7 +199,7 @@ func TestAStreamProcessThatDiesIsNotStartedAgainForItsSession(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for len(warned) == 0 && time.Now().Before(deadline) {
 		res := hook.Run(context.Background(), streamCall(t, dir, "on_stream_delta", `{"session_id":"s"}`))
-		warned = append(warned, res.Warnings...)
+		warned = append(warned, dispatch.Strings(res.Warnings)...)
 		time.Sleep(5 * time.Millisecond)
 	}
 	for i := 0; i < 10; i++ {
@@ -206,7 +207,7 @@ func TestAStreamProcessThatDiesIsNotStartedAgainForItsSession(t *testing.T) {
 		if res.Status != dispatch.StatusSkipped {
 			t.Errorf("a line after the failure: %s", res.Status)
 		}
-		warned = append(warned, res.Warnings...)
+		warned = append(warned, dispatch.Strings(res.Warnings)...)
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "ended before its stream did: it exited with status 4: broken; the other lines of session \"s\"'s stream are dropped") {
 		t.Fatalf("warnings %q, want one saying how it ended", warned)
@@ -235,7 +236,7 @@ func TestAStreamHookThatDoesNotReadIsKilledAtItsTimeout(t *testing.T) {
 	for i := 0; i < 100 && res.Status != dispatch.StatusTimeout; i++ {
 		res = hook.Run(context.Background(), streamCall(t, dir, "on_stream_delta", `{"session_id":"s","delta":"`+big+`"}`))
 	}
-	if res.Status != dispatch.StatusTimeout || !strings.Contains(strings.Join(res.Warnings, ""), "did not read its stdin for 0s; its process group was killed") {
+	if res.Status != dispatch.StatusTimeout || !strings.Contains(strings.Join(dispatch.Strings(res.Warnings), ""), "did not read its stdin for 0s; its process group was killed") {
 		t.Fatalf("status %s, warnings %q", res.Status, res.Warnings)
 	}
 	if took := time.Since(start); took > 10*time.Second {
@@ -317,7 +318,7 @@ func TestWithoutStreamsEachEventIsAStreamOfOneLine(t *testing.T) {
 			if tc.exit >= 0 && (res.ExitCode == nil || *res.ExitCode != tc.exit) {
 				t.Errorf("exit code %v, want %d", res.ExitCode, tc.exit)
 			}
-			all := strings.Join(res.Warnings, "\n")
+			all := strings.Join(dispatch.Strings(res.Warnings), "\n")
 			if tc.warning == "" && all != "" || !strings.Contains(all, tc.warning) {
 				t.Errorf("warnings %q, want %q", all, tc.warning)
 			}

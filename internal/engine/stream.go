@@ -1,4 +1,4 @@
-package cli
+package engine
 
 import (
 	"github.com/noora-hooks/noora-hooks/protocol"
