@@ -74,7 +74,7 @@ type HookInfo struct {
 // Source yields, in its own order, the hooks that apply to one call (matchers
 // and consent already applied).
 type Source interface {
-	Hooks(call Call) []Hook
+	Hooks(ctx context.Context, call Call) []Hook
 }
 
 // Status of one hook's run, as traces show it (SPEC §8).
@@ -176,7 +176,7 @@ type Dispatcher struct {
 func (d *Dispatcher) Fire(ctx context.Context, call Call) Report {
 	var hooks []Hook
 	for _, s := range d.Sources {
-		hooks = append(hooks, s.Hooks(call)...)
+		hooks = append(hooks, s.Hooks(ctx, call)...)
 	}
 	results := RunAll(ctx, call, hooks, d.Concurrency)
 	answers := make([]protocol.Answer, len(results))

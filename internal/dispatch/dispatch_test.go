@@ -27,7 +27,7 @@ func (s sleepy) Run(ctx context.Context, _ Call) Result {
 
 type fixed []Hook
 
-func (f fixed) Hooks(Call) []Hook { return f }
+func (f fixed) Hooks(context.Context, Call) []Hook { return f }
 
 func mustKwargs(t testing.TB, s string) protocol.Kwargs {
 	kw, err := protocol.ParseObject([]byte(s))

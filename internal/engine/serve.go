@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *Serving) Load(opts Options) (server.Backend, error) {
 	e.Streams = s.obs.Streams()
 	e.PluginRetryAfter = pluginRetryAfter
 	if m := e.Plugins(); m != nil {
-		go m.Warm()
+		go m.Warm(context.Background())
 	}
 	return Backend{Engine: e, obs: s.obs}, nil
 }

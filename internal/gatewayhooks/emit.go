@@ -78,15 +78,7 @@ func Values(results []Result) []json.RawMessage {
 }
 
 func (e *Emitter) env(event string) []string {
-	env := make([]string, 0, len(e.Env)+2)
-	for _, kv := range e.Env {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "NOORA_HOME", "NOORA_GATEWAY_EVENT", "NOORA_HOOK_EVENT":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "NOORA_HOME="+e.Home, "NOORA_GATEWAY_EVENT="+event)
+	return runner.Environ(e.Env, "NOORA_HOOK_EVENT", "NOORA_HOME="+e.Home, "NOORA_GATEWAY_EVENT="+event)
 }
 
 func (e *Emitter) log(h *Handler) func(string) {
@@ -103,7 +95,7 @@ func (e *Emitter) runPython(ctx context.Context, h *Handler, event string, event
 	if python == "" {
 		python = plugins.DefaultPython
 	}
-	proc, err := plugins.StartProcess(plugins.ProcessSpec{
+	proc, err := plugins.StartProcess(ctx, plugins.ProcessSpec{
 		Name: h.Name, Argv: plugins.HostArgv(python, "gateway", h.Dir, h.Name),
 		Dir: h.Dir, Env: e.env(event), StartTimeout: e.StartTimeout, Log: e.log(h),
 	})

@@ -13,6 +13,7 @@
 package observe
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -95,7 +96,7 @@ func (o *Observers) Accept(call dispatch.Call, sources []dispatch.Source, reason
 	}
 	var hooks []dispatch.Hook
 	for _, s := range sources {
-		hooks = append(hooks, s.Hooks(call)...)
+		hooks = append(hooks, s.Hooks(context.Background(), call)...) // streaming hooks never wait for a start
 	}
 	if !o.fanout.EnqueueThen(call, hooks, done) {
 		return Accepted{Closed: true}

@@ -59,7 +59,7 @@ func NewSource(home string, cfg *config.Config, version string) *Source {
 }
 
 // Hooks implements dispatch.Source.
-func (s *Source) Hooks(call dispatch.Call) []dispatch.Hook {
+func (s *Source) Hooks(_ context.Context, call dispatch.Call) []dispatch.Hook {
 	if len(s.Targets) == 0 {
 		return nil
 	}

@@ -114,10 +114,10 @@ func BenchmarkWarmPluginCallback(b *testing.B) {
 	ev, _ := protocol.Lookup(protocol.PreToolCall)
 	kw, _ := protocol.ParseObject([]byte(payload))
 	call := dispatch.Call{Event: ev, Kwargs: kw, Cwd: b.TempDir()}
-	dispatch.RunAll(context.Background(), call, m.Hooks(call), 1) // starts the process
+	dispatch.RunAll(context.Background(), call, m.Hooks(context.Background(), call), 1) // starts the process
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		hooks := m.Hooks(call)
+		hooks := m.Hooks(context.Background(), call)
 		res := dispatch.RunAll(context.Background(), call, hooks, 1)
 		if len(res) != 1 || res[0].Answer.Kind != protocol.Block {
 			b.Fatalf("results %+v", res)

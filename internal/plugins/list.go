@@ -1,6 +1,7 @@
 package plugins
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"sort"
@@ -80,7 +81,7 @@ func info(p *Plugin) Info {
 func (m *Manager) List() []Info {
 	m.warned.Do(func() {}) // the listing shows them
 	var out []Info
-	for i, s := range m.ensure() {
+	for i, s := range m.ensure(context.Background()) {
 		in := info(m.plugins[i])
 		if s.err != nil {
 			in.Status, in.Error = StatusError, s.err.Error()

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -114,15 +113,8 @@ func (m *Manager) spec(p *Plugin) ProcessSpec {
 	if argv == nil {
 		argv = HostArgv(m.opts.Python, "plugin", p.Dir, p.Name)
 	}
-	env := make([]string, 0, len(m.opts.Env)+4)
-	for _, kv := range m.opts.Env {
-		switch k, _, _ := strings.Cut(kv, "="); k {
-		case "NOORA_HOME", "NOORA_HOOK_EVENT", "NOORA_PLUGIN_NAME", "NOORA_PLUGIN_DIR", "NOORA_PLUGIN_PROTOCOL":
-			continue
-		}
-		env = append(env, kv)
-	}
-	env = append(env, "NOORA_HOME="+m.opts.Home, "NOORA_PLUGIN_NAME="+p.Name, "NOORA_PLUGIN_DIR="+p.Dir)
+	env := runner.Environ(m.opts.Env, "NOORA_HOOK_EVENT", "NOORA_PLUGIN_PROTOCOL",
+		"NOORA_HOME="+m.opts.Home, "NOORA_PLUGIN_NAME="+p.Name, "NOORA_PLUGIN_DIR="+p.Dir)
 	log := func(string) {}
 	if m.opts.Log != nil {
 		log = func(line string) { m.opts.Log(p.Name, line) }
@@ -142,7 +134,7 @@ type started struct {
 
 // ensure makes sure every plugin has a running process, starting the missing
 // ones in parallel, and reports, in plugin order, what is new about them.
-func (m *Manager) ensure() []started {
+func (m *Manager) ensure(ctx context.Context) []started {
 	m.warned.Do(func() {
 		for _, p := range m.problems {
 			m.opts.Warn(p.String())
@@ -154,7 +146,7 @@ func (m *Manager) ensure() []started {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = m.slots[i].ensure(m, p)
+			out[i] = m.slots[i].ensure(ctx, m, p)
 		}()
 	}
 	wg.Wait()
@@ -166,7 +158,7 @@ func (m *Manager) ensure() []started {
 	return out
 }
 
-func (s *slot) ensure(m *Manager, p *Plugin) started {
+func (s *slot) ensure(ctx context.Context, m *Manager, p *Plugin) started {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.proc != nil {
@@ -182,7 +174,11 @@ func (s *slot) ensure(m *Manager, p *Plugin) started {
 	if s.err != nil && m.opts.RetryAfter > 0 && time.Since(s.failedAt) < m.opts.RetryAfter {
 		return started{err: s.err}
 	}
-	proc, err := StartProcess(m.spec(p))
+	proc, err := StartProcess(ctx, m.spec(p))
+	if err != nil && ctx.Err() != nil {
+		// Interrupted is not broken: the next event starts it again.
+		return started{err: err}
+	}
 	if err != nil && p.Command == nil && errors.Is(err, runner.ErrNotFound) {
 		err = fmt.Errorf("%w; Python plugins need python3 in PATH, or NOORA_PYTHON set to an interpreter", err)
 	}
@@ -211,14 +207,14 @@ func (m *Manager) announce(p *Plugin, proc *Process) {
 // plugin directories in alphabetical order, each plugin's callbacks in
 // registration order (SPEC §3). A plugin that cannot start is one hook that
 // fails with the reason.
-func (m *Manager) Hooks(call dispatch.Call) []dispatch.Hook {
+func (m *Manager) Hooks(ctx context.Context, call dispatch.Call) []dispatch.Hook {
 	if m == nil {
 		return nil
 	}
 	if call.Event.Streaming() {
-		return m.streamHooks(call)
+		return m.streamHooks(ctx, call)
 	}
-	procs := m.ensure()
+	procs := m.ensure(ctx)
 	kwargs, _ := call.Kwargs.MarshalJSON() // encoded once for every callback
 	var out []dispatch.Hook
 	for i, p := range m.plugins {
@@ -337,7 +333,7 @@ func (h *callbackHook) Run(ctx context.Context, call dispatch.Call) dispatch.Res
 	proc := h.proc
 	if h.streaming && !proc.Alive() {
 		var problem string
-		if proc, problem = h.restart(); proc == nil {
+		if proc, problem = h.restart(ctx); proc == nil {
 			res.Status = dispatch.StatusError
 			res.Warnings = append(res.Warnings, dispatch.Warn(problem))
 			return res

@@ -113,7 +113,7 @@ func fire(t *testing.T, m *Manager, event, kwargs string) []dispatch.Result {
 		t.Fatal(err)
 	}
 	call := dispatch.Call{Event: ev, Kwargs: kw, Cwd: t.TempDir()}
-	return dispatch.RunAll(context.Background(), call, m.Hooks(call), 4)
+	return dispatch.RunAll(context.Background(), call, m.Hooks(context.Background(), call), 4)
 }
 
 func names(results []dispatch.Result) string {
@@ -189,7 +189,7 @@ def register(ctx):
 	ev, _ := protocol.Lookup("transform_tool_result")
 	kw, _ := protocol.ParseObject([]byte(call))
 	cwd := t.TempDir()
-	res := dispatch.RunAll(context.Background(), dispatch.Call{Event: ev, Kwargs: kw, Cwd: cwd}, m.Hooks(dispatch.Call{Event: ev, Kwargs: kw}), 1)
+	res := dispatch.RunAll(context.Background(), dispatch.Call{Event: ev, Kwargs: kw, Cwd: cwd}, m.Hooks(context.Background(), dispatch.Call{Event: ev, Kwargs: kw}), 1)
 	want := []string{
 		"narrow got terminal",
 		`args {"command": "ls"} task t1`,

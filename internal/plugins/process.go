@@ -66,14 +66,14 @@ type Process struct {
 }
 
 // StartProcess starts a plugin process and waits for its hello. The process
-// is stopped again when it fails to say hello in time, says it failed, or
-// speaks another protocol version.
-func StartProcess(s ProcessSpec) (*Process, error) {
+// is stopped again when it fails to say hello in time, says it failed, speaks
+// another protocol version, or ctx ends first.
+func StartProcess(ctx context.Context, s ProcessSpec) (*Process, error) {
 	log := s.Log
 	if log == nil {
 		log = func(string) {}
 	}
-	env := append(append([]string(nil), s.Env...), fmt.Sprintf("NOORA_PLUGIN_PROTOCOL=%d", wire.Version))
+	env := runner.Environ(s.Env, fmt.Sprintf("NOORA_PLUGIN_PROTOCOL=%d", wire.Version))
 	child, err := runner.Start(runner.ChildCommand{
 		Argv: s.Argv, Dir: s.Dir, Env: env,
 		LineLimit: wire.MaxMessage, Stderr: log,
@@ -115,6 +115,10 @@ func StartProcess(s ProcessSpec) (*Process, error) {
 		p.fail(fmt.Errorf("sent no hello within %s", timeout))
 		p.Stop()
 		return nil, fmt.Errorf("sent no hello within %s; it was stopped", timeout)
+	case <-ctx.Done():
+		p.fail(fmt.Errorf("start interrupted: %w", ctx.Err()))
+		p.Stop()
+		return nil, fmt.Errorf("start interrupted before its hello: %w", ctx.Err())
 	}
 }
 

@@ -100,7 +100,7 @@ func (m *Manager) Sections(ctx context.Context, sessionInfo protocol.Object) Sec
 
 	var cands []candidate
 	seen := map[string]string{} // id → plugin that has it
-	for i, s := range m.ensure() {
+	for i, s := range m.ensure(context.Background()) {
 		p := m.plugins[i]
 		if s.err != nil {
 			m.opts.Warn(fmt.Sprintf("plugin %q cannot run, so its system prompt sections are missing: %v", p.Name, s.err))

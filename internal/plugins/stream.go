@@ -21,7 +21,7 @@ import (
 // A plugin process still answers one request at a time (docs/plugin-protocol.md):
 // a slow streaming callback delays its own plugin's other callbacks, never
 // another plugin's, whose process and queues are their own.
-func (m *Manager) streamHooks(call dispatch.Call) []dispatch.Hook {
+func (m *Manager) streamHooks(ctx context.Context, call dispatch.Call) []dispatch.Hook {
 	kwargs, _ := call.Kwargs.MarshalJSON()
 	var out []dispatch.Hook
 	for i, p := range m.plugins {
@@ -33,7 +33,7 @@ func (m *Manager) streamHooks(call dispatch.Call) []dispatch.Hook {
 			tried := s.err != nil
 			s.mu.Unlock()
 			if !tried {
-				st := s.ensure(m, p)
+				st := s.ensure(ctx, m, p)
 				if st.err != nil {
 					out = append(out, failed{
 						info: dispatch.HookInfo{Source: "plugin", Name: p.Name},
@@ -71,9 +71,9 @@ func (m *Manager) streamHooks(call dispatch.Call) []dispatch.Hook {
 // Warm starts every plugin process now, in parallel, rather than on the
 // first event; a long-lived server calls it in the background after a load,
 // so that no host's event waits for a plugin to start.
-func (m *Manager) Warm() {
+func (m *Manager) Warm(ctx context.Context) {
 	if m != nil {
-		m.ensure()
+		m.ensure(ctx)
 	}
 }
 
@@ -106,7 +106,7 @@ func (h *pendingPlugin) Run(ctx context.Context, call dispatch.Call) dispatch.Re
 	res := dispatch.Result{HookInfo: h.Describe(), Status: dispatch.StatusOK}
 	start := time.Now()
 	defer func() { res.Duration = time.Since(start) }()
-	st := h.m.slots[h.slot].ensure(h.m, h.plugin)
+	st := h.m.slots[h.slot].ensure(ctx, h.m, h.plugin)
 	if st.err != nil {
 		res.Status = dispatch.StatusError
 		res.Warnings = append(res.Warnings, dispatch.Warn(fmt.Sprintf("plugin %q cannot run: %v", h.plugin.Name, st.err)))
@@ -143,8 +143,8 @@ func (h *callbackHook) QueueKey(event string) string {
 // restart starts the plugin's process again for a streaming callback whose
 // process has ended. It returns nil and why when the plugin cannot run, or
 // when the new process no longer registers this callback.
-func (h *callbackHook) restart() (*Process, string) {
-	st := h.m.slots[h.slot].ensure(h.m, h.plugin)
+func (h *callbackHook) restart(ctx context.Context) (*Process, string) {
+	st := h.m.slots[h.slot].ensure(ctx, h.m, h.plugin)
 	if st.err != nil {
 		return nil, fmt.Sprintf("plugin %q cannot run: %v", h.plugin.Name, st.err)
 	}

@@ -53,7 +53,7 @@ def register(ctx):
 	const events = 300
 	for i := 0; i < events; i++ {
 		call := streamCall(t, "on_stream_delta", i)
-		if !f.Enqueue(call, m.Hooks(call)) {
+		if !f.Enqueue(call, m.Hooks(context.Background(), call)) {
 			t.Fatal("enqueue refused")
 		}
 		if i%10 == 0 {
@@ -110,7 +110,7 @@ def register(ctx):
 `)
 	m, _ := newManager(t, home, Options{})
 	call := streamCall(t, "on_stream_delta", 7)
-	hooks := m.Hooks(call)
+	hooks := m.Hooks(context.Background(), call)
 	if len(hooks) != 2 {
 		t.Fatalf("%d hooks", len(hooks))
 	}
@@ -144,7 +144,7 @@ def register(ctx):
 	m, _ := newManager(t, home, Options{})
 	run := func(i int) dispatch.Result {
 		call := streamCall(t, "on_stream_delta", i)
-		hooks := m.Hooks(call)
+		hooks := m.Hooks(context.Background(), call)
 		if len(hooks) != 1 {
 			t.Fatalf("%d hooks", len(hooks))
 		}
@@ -158,7 +158,7 @@ def register(ctx):
 	<-dead.child.Done()
 
 	call := streamCall(t, "on_stream_delta", 1)
-	hooks := m.Hooks(call)
+	hooks := m.Hooks(context.Background(), call)
 	if m.slots[0].proc != dead {
 		t.Fatal("Hooks started the plugin again on the caller's path")
 	}
@@ -182,7 +182,7 @@ def register(ctx):
 `)
 	m, _ := newManager(t, home, Options{})
 	call := streamCall(t, "on_stream_delta", 0)
-	hooks := m.Hooks(call) // queued in serve, then the config is reloaded
+	hooks := m.Hooks(context.Background(), call) // queued in serve, then the config is reloaded
 	m.Close()
 	res := hooks[0].Run(context.Background(), call)
 	if res.Status != dispatch.StatusError || !strings.Contains(strings.Join(dispatch.Strings(res.Warnings), ""), "its plugin manager was closed") {
@@ -209,7 +209,7 @@ def register(ctx):
 	s.mu.Lock() // a start is under way (Warm, or another worker)
 	call := streamCall(t, "on_stream_delta", 3)
 	got := make(chan []dispatch.Hook)
-	go func() { got <- m.Hooks(call) }()
+	go func() { got <- m.Hooks(context.Background(), call) }()
 	var hooks []dispatch.Hook
 	select {
 	case hooks = <-got:
@@ -228,7 +228,7 @@ def register(ctx):
 		t.Errorf("the callback saw %v", got)
 	}
 	// Once started, each callback has its own hook again.
-	if hooks := m.Hooks(call); len(hooks) != 1 || hooks[0].Describe().Name != "late:on_delta" {
+	if hooks := m.Hooks(context.Background(), call); len(hooks) != 1 || hooks[0].Describe().Name != "late:on_delta" {
 		t.Errorf("hooks after the start: %v", hooks)
 	}
 }
@@ -245,13 +245,13 @@ done
 `)
 	m, _ := newManager(t, home, Options{})
 	call := streamCall(t, "on_stream_delta", 0)
-	first := m.Hooks(call)
+	first := m.Hooks(context.Background(), call)
 	if len(first) != 1 || first[0].Run(context.Background(), call).Status != dispatch.StatusError {
 		t.Fatalf("first event: %v", first)
 	}
 	os.WriteFile(filepath.Join(home, "fixed"), nil, 0o644)
 	start := time.Now()
-	hooks := m.Hooks(call)
+	hooks := m.Hooks(context.Background(), call)
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("Hooks took %v: it started the plugin on the caller's path", took)
 	}

@@ -59,7 +59,7 @@ func TestShellSourceAsksTheDialect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := ShellSource{Entries: []config.ShellHook{entry}, Dialects: tt.dialects}
-			hooks := src.Hooks(preToolCall(t))
+			hooks := src.Hooks(context.Background(), preToolCall(t))
 			got := "none"
 			if len(hooks) == 1 {
 				switch h := hooks[0].(type) {

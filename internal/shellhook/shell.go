@@ -71,7 +71,7 @@ type Reading struct {
 }
 
 // Hooks returns the hooks of call's event whose matcher accepts the tool name.
-func (s *ShellSource) Hooks(call dispatch.Call) []dispatch.Hook {
+func (s *ShellSource) Hooks(_ context.Context, call dispatch.Call) []dispatch.Hook {
 	tool, hasTool := protocol.ToolName(call.Kwargs)
 	var out []dispatch.Hook
 	for _, h := range s.Entries {
@@ -157,35 +157,7 @@ func Argv(command string) ([]string, error) {
 // Env is the environment of a hook: the caller's, plus NOORA_HOOK_EVENT and
 // NOORA_HOME, which replace any inherited values.
 func Env(call dispatch.Call) []string {
-	env := make([]string, 0, len(call.Env)+2)
-	for _, kv := range call.Env {
-		if strings.HasPrefix(kv, "NOORA_HOOK_EVENT=") || strings.HasPrefix(kv, "NOORA_HOME=") {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "NOORA_HOOK_EVENT="+call.Event.Name, "NOORA_HOME="+call.Home)
-}
-
-// WithEnv returns env with extra appended, dropping earlier variables that
-// extra sets again.
-func WithEnv(env, extra []string) []string {
-	if len(extra) == 0 {
-		return env
-	}
-	names := make(map[string]bool, len(extra))
-	for _, kv := range extra {
-		name, _, _ := strings.Cut(kv, "=")
-		names[name] = true
-	}
-	out := make([]string, 0, len(env)+len(extra))
-	for _, kv := range env {
-		name, _, _ := strings.Cut(kv, "=")
-		if !names[name] {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
+	return runner.Environ(call.Env, "NOORA_HOOK_EVENT="+call.Event.Name, "NOORA_HOME="+call.Home)
 }
 
 // StdinOf is the bytes a shell hook reads: one line of JSON (Call.Payload).
@@ -202,7 +174,7 @@ func (h *ShellHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result
 	var env []string
 	var stdin []byte
 	if h.Dialect != nil {
-		env = WithEnv(Env(call), h.Dialect.Env(h.Config, call))
+		env = runner.Environ(Env(call), h.Dialect.Env(h.Config, call)...)
 		stdin = h.Dialect.Stdin(h.Config, call)
 	} else {
 		env, stdin = Env(call), StdinOf(call)

@@ -83,7 +83,7 @@ func (h *StreamHook) where() string {
 func (h *StreamHook) start(argv []string, call dispatch.Call, log func(string)) (*runner.Child, error) {
 	ch, err := runner.Start(runner.ChildCommand{
 		Argv: argv, Dir: call.Cwd,
-		Env:       WithEnv(Env(call), []string{"NOORA_HOOK_STREAM=1"}),
+		Env:       runner.Environ(Env(call), "NOORA_HOOK_STREAM=1"),
 		LineLimit: streamStdoutLine,
 		Stderr:    log,
 	})

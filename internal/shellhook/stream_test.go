@@ -158,7 +158,7 @@ func TestStreamEndClosesStreamsWhoseHookIsNotListedThere(t *testing.T) {
 	d.Fire(context.Background(), streamCall(t, dir, "on_stream_start", `{"session_id":"s"}`))
 	d.Fire(context.Background(), streamCall(t, dir, "on_stream_delta", `{"session_id":"s","delta":"x"}`))
 	end := streamCall(t, dir, "on_stream_end", `{"session_id":"s"}`)
-	hooks := src.Hooks(end)
+	hooks := src.Hooks(context.Background(), end)
 	if len(hooks) != 1 || !hooks[0].(*StreamHook).CloseOnly {
 		t.Fatalf("on_stream_end hooks %#v, want one that only closes", hooks)
 	}
@@ -171,7 +171,7 @@ func TestStreamEndClosesStreamsWhoseHookIsNotListedThere(t *testing.T) {
 		t.Errorf("%d lines, want start and delta only", len(lines))
 	}
 	// Without Streams (exec), there is nothing to close.
-	if hooks := (&ShellSource{Entries: src.Entries}).Hooks(end); len(hooks) != 0 {
+	if hooks := (&ShellSource{Entries: src.Entries}).Hooks(context.Background(), end); len(hooks) != 0 {
 		t.Errorf("exec got %d hooks for on_stream_end", len(hooks))
 	}
 }
