@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
@@ -23,7 +21,7 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	if c.Event != "" {
 		return usageError("exec --dialect %s takes no event: it comes from the payload's hook_event_name (got %q)", c.Dialect, c.Event)
 	}
-	data, name, err := readPayload(c.PayloadFile, env.Stdin)
+	data, name, err := readInput("payload", c.PayloadFile, env.Stdin, MaxPayload)
 	if err != nil {
 		return err
 	}
@@ -60,25 +58,4 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	}
 	_, err = env.Stdout.Write(out.Stdout)
 	return err
-}
-
-// readPayload reads the tool's payload, bounded like exec's kwargs.
-func readPayload(file string, stdin io.Reader) ([]byte, string, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, file, fmt.Errorf("read payload: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
-	if err != nil {
-		return nil, name, fmt.Errorf("read payload from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, name, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
-	}
-	return data, name, nil
 }

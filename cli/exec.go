@@ -4,14 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
-
-// MaxPayload bounds the kwargs exec reads: large enough for a long
-// conversation history, small enough that a runaway producer cannot exhaust memory.
-const MaxPayload = 64 << 20
 
 // ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor`
 // (SPEC §11), where the event comes from the payload.
@@ -76,21 +71,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 // readKwargs reads the event's kwargs: a JSON object, from file or stdin.
 // Empty input means no kwargs.
 func readKwargs(file string, stdin io.Reader) (protocol.Kwargs, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("read payload: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	data, name, err := readInput("payload", file, stdin, MaxPayload)
 	if err != nil {
-		return nil, fmt.Errorf("read payload from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
+		return nil, err
 	}
 	kw, err := protocol.ParseKwargs(data)
 	if err != nil {

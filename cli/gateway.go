@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -87,21 +85,9 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 // readContext reads the event's context: a JSON object, from file or stdin.
 // Empty input is an empty context.
 func readContext(file string, stdin io.Reader) (protocol.Object, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("read context: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	data, name, err := readInput("context", file, stdin, MaxPayload)
 	if err != nil {
-		return nil, fmt.Errorf("read context from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, fmt.Errorf("read context from %s: larger than %d MiB", name, MaxPayload>>20)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return protocol.Object{}, nil
@@ -111,26 +97,6 @@ func readContext(file string, stdin io.Reader) (protocol.Object, error) {
 		return nil, fmt.Errorf("context from %s: %v; it must be one JSON object, e.g. {\"platform\": \"telegram\", \"user_id\": \"u1\"}", name, err)
 	}
 	return obj, nil
-}
-
-// self is how to run this program again: argv[0] as we were started (made
-// absolute when it is a relative path), which keeps the name a multi-call
-// binary dispatches on; the executable's path when argv[0] is unusable.
-func self() string {
-	arg0 := os.Args[0]
-	if strings.Contains(arg0, "/") {
-		if abs, err := filepath.Abs(arg0); err == nil {
-			if st, err := os.Stat(abs); err == nil && !st.IsDir() {
-				return abs
-			}
-		}
-	} else if arg0 != "" {
-		return arg0 // looked up in PATH, as the shell that started us did
-	}
-	if exe, err := os.Executable(); err == nil {
-		return exe
-	}
-	return "noora-hooks"
 }
 
 // GatewayListCmd is `noora-hooks gateway list`.

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,20 +67,12 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 // readSettings reads a settings file, bounded like a config file: a settings
 // file is written by hand.
 func readSettings(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import claude ~/.claude/settings.json", file)
 	}
+	data, _, err := readInput("settings", file, nil, config.MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, config.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	if len(data) > config.MaxFileSize {
-		return nil, fmt.Errorf("read %s: larger than %d MiB; is it the right file?", file, config.MaxFileSize>>20)
+		return nil, fmt.Errorf("%w; is it the right file?", err)
 	}
 	return data, nil
 }

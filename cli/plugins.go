@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -144,21 +143,9 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 func (c *PluginsSectionsCmd) sessionInfo(env *Env) (protocol.Object, error) {
 	info := protocol.Object{}
 	if c.SessionInfo != "" {
-		src, name := env.Stdin, "stdin"
-		if c.SessionInfo != "-" {
-			f, err := os.Open(c.SessionInfo)
-			if err != nil {
-				return nil, fmt.Errorf("read session info: %w", err)
-			}
-			defer f.Close()
-			src, name = f, c.SessionInfo
-		}
-		data, err := io.ReadAll(io.LimitReader(src, MaxSessionInfo+1))
+		data, name, err := readInput("session info", c.SessionInfo, env.Stdin, MaxSessionInfo)
 		if err != nil {
-			return nil, fmt.Errorf("read session info from %s: %w", name, err)
-		}
-		if len(data) > MaxSessionInfo {
-			return nil, fmt.Errorf("read session info from %s: larger than %d KiB", name, MaxSessionInfo>>10)
+			return nil, err
 		}
 		if info, err = protocol.ParseObject(data); err != nil {
 			return nil, fmt.Errorf("session info from %s: %v; it must be a JSON object such as {\"session_id\": \"s1\", \"model\": \"m\", \"platform\": \"cli\"}", name, err)

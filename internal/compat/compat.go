@@ -32,8 +32,8 @@ import (
 
 // Dialect names, as `dialect:` spells them (config.Dialects).
 const (
-	Claude = "claude"
-	Cursor = "cursor"
+	Claude = "claude" // one of config.Dialects
+	Cursor = "cursor" // one of config.Dialects
 )
 
 // Dialects returns the dialect implementations by name, for

@@ -122,3 +122,15 @@ func TestEventForAFiring(t *testing.T) {
 		})
 	}
 }
+
+func TestEveryDialectTheConfigAcceptsHasAnImplementation(t *testing.T) {
+	impl := Dialects()
+	for _, name := range config.Dialects {
+		if impl[name] == nil {
+			t.Errorf("config accepts dialect %q, which compat does not implement", name)
+		}
+	}
+	if len(impl) != len(config.Dialects) {
+		t.Errorf("compat implements %d dialects, config accepts %d (%v)", len(impl), len(config.Dialects), config.Dialects)
+	}
+}

@@ -23,17 +23,6 @@ type Imported struct {
 	Warnings []string // "<file>: <where>: <what>", in file order
 }
 
-// ImportSyntaxError is a settings file that is not JSON.
-type ImportSyntaxError struct {
-	File      string
-	Line, Col int
-	Msg       string
-}
-
-func (e *ImportSyntaxError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-}
-
 // Import reads the hooks of a Claude Code settings file (dialect "claude")
 // or a Cursor hooks.json ("cursor"). file names it in messages and, for
 // Cursor, anchors relative commands ("paths relative to the hooks.json
@@ -45,7 +34,7 @@ func Import(dialect, file string, data []byte) (Imported, error) {
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
-		return Imported{}, &ImportSyntaxError{File: file, Line: 1, Col: 1, Msg: "expected a JSON object with \"hooks\""}
+		return Imported{}, &config.SyntaxError{File: file, Line: 1, Col: 1, Msg: "expected a JSON object with \"hooks\""}
 	}
 	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}}
 	switch dialect {
@@ -81,7 +70,7 @@ func jsonSyntaxError(file string, data []byte) error {
 			col++
 		}
 	}
-	return &ImportSyntaxError{File: file, Line: line, Col: col, Msg: msg}
+	return &config.SyntaxError{File: file, Line: line, Col: col, Msg: msg}
 }
 
 type importer struct {

@@ -169,7 +169,7 @@ func TestImportCursor(t *testing.T) {
 
 func TestImportRefusesWhatIsNotJSON(t *testing.T) {
 	_, err := Import(Claude, "s.json", []byte("{\n  \"hooks\": {,\n}"))
-	var se *ImportSyntaxError
+	var se *config.SyntaxError
 	if !errors.As(err, &se) || se.Line != 2 {
 		t.Fatalf("err = %v, want a syntax error on line 2", err)
 	}

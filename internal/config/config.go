@@ -55,8 +55,6 @@ type Config struct {
 	Stream StreamSettings
 	// Warnings about entries that were repaired or skipped, in file order.
 	Warnings []Warning
-	// Root is the document, for sections parsed elsewhere in this package.
-	Root *yaml.Node
 }
 
 // ShellHook is one validated `hooks.<event>[i]` entry.
@@ -82,8 +80,9 @@ type ShellHook struct {
 	Index int
 }
 
-// Dialects are the values `dialect:` accepts (SPEC §11). Their implementations
-// live in package compat, which config must not import.
+// Dialects are the values `dialect:` accepts (SPEC §11): the one list of
+// dialect names. Their implementations live in package compat (which config
+// must not import), keyed by these names; a compat test keeps the two equal.
 var Dialects = []string{"claude", "cursor"}
 
 func knownDialect(d string) bool {
@@ -186,7 +185,6 @@ func Parse(path string, data []byte) (*Config, error) {
 		return c, nil // empty file
 	}
 	root := doc.Content[0]
-	c.Root = root
 	if root.Kind != yaml.MappingNode {
 		if !isNullNode(root) {
 			c.warn(root, "the config is not a mapping of settings; ignoring it")

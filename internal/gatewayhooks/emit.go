@@ -143,7 +143,7 @@ func (e *Emitter) runCommand(ctx context.Context, h *Handler, event string, even
 	case out.End == runner.TimedOut:
 		return Result{Err: fmt.Errorf("timed out after %s; its process group was killed", h.Timeout)}
 	case out.Code != 0:
-		what := fmt.Sprintf("exited with status %d", out.Code)
+		what := out.ExitText()
 		if s := shellhook.Excerpt(strings.TrimSpace(string(out.Stderr))); s != "" {
 			what += ": " + s
 		}

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/selfexec"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -211,16 +211,8 @@ func EnsureSender(home string, sp Spool, env []string) error {
 	if st, err := os.Stat(sp.Log()); err == nil && st.Size() > logLimit {
 		_ = os.Rename(sp.Log(), sp.Log()+".1")
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find the noora-hooks program: %w", err)
-	}
-	_, err = runner.StartDetached(context.Background(), runner.Detached{
-		Argv:       []string{exe, "--home", home, "outbound", "send", "--lock-fd", "3"},
-		Dir:        sp.Dir,
-		Env:        env,
-		Log:        sp.Log(),
-		ExtraFiles: []*os.File{lock.File()},
+	_, err = selfexec.Start(selfexec.SenderArgs(home), selfexec.Options{
+		Dir: sp.Dir, Env: env, Log: sp.Log(), ExtraFiles: []*os.File{lock.File()},
 	})
 	return err
 }

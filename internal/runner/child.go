@@ -62,12 +62,7 @@ type ChildExit struct {
 	Signal syscall.Signal // when Code is -1
 }
 
-func (e ChildExit) String() string {
-	if e.Code == -1 && e.Signal != 0 {
-		return fmt.Sprintf("was killed by signal %d (%s)", int(e.Signal), e.Signal)
-	}
-	return fmt.Sprintf("exited with status %d", e.Code)
-}
+func (e ChildExit) String() string { return ExitText(e.Code, e.Signal) }
 
 // Start starts c and returns at once. The caller must eventually call Stop or
 // Terminate: the child never outlives it by more than Stop's grace.
@@ -262,13 +257,4 @@ func (l *LineReader) ReadLine() (line []byte, cut bool, err error) {
 			return line, cut, err
 		}
 	}
-}
-
-// Detach starts c in a session of its own and returns without waiting: the
-// child outlives noora-hooks (`gateway emit --background`). It is
-// StartDetached with c's stdin, and stdout and stderr appended to logPath, or
-// discarded when it is empty. c.Timeout does not apply: the child must bound
-// its own work.
-func Detach(c Command, logPath string) (pid int, err error) {
-	return StartDetached(context.Background(), Detached{Argv: c.Argv, Dir: c.Dir, Env: c.Env, Stdin: c.Stdin, Log: logPath})
 }

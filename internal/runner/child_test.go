@@ -4,6 +4,7 @@ package runner
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -232,13 +233,13 @@ func TestDetachedChildOutlivesTheCallAndGetsItsStdin(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	logPath := filepath.Join(dir, "log")
 	payload := strings.Repeat("p", 200<<10) // more than a pipe holds
-	pid, err := Detach(Command{
+	pid, err := StartDetached(context.Background(), Detached{
 		Argv: []string{"/bin/sh", "-c", `cat > ` + out + `.tmp && mv ` + out + `.tmp ` + out + `; echo logged`},
 		Env:  []string{"PATH=" + os.Getenv("PATH")},
-		Dir:  dir, Stdin: []byte(payload),
-	}, logPath)
+		Dir:  dir, Stdin: []byte(payload), Log: logPath,
+	})
 	if err != nil {
-		t.Fatalf("Detach: %v", err)
+		t.Fatalf("StartDetached: %v", err)
 	}
 	sid, err := getsid(pid)
 	if err == nil && sid != pid {

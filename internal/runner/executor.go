@@ -72,6 +72,42 @@ type Outcome struct {
 	Duration                         time.Duration
 }
 
+// ExitText says how a process ended, for people: "exited with status 3", or
+// "was killed by signal 9 (killed)". Every kind of hook reports through it.
+func ExitText(code int, sig syscall.Signal) string {
+	if code == -1 && sig != 0 {
+		return fmt.Sprintf("was killed by signal %d (%s)", int(sig), sig)
+	}
+	return fmt.Sprintf("exited with status %d", code)
+}
+
+// ExitText is how the process ended (End is Exited).
+func (o Outcome) ExitText() string { return ExitText(o.Code, o.Signal) }
+
+// StartError says why a program did not start. Err is ErrNotFound,
+// ErrNotExecutable, or the system's error; errors.Is sees it.
+type StartError struct {
+	Program string
+	Err     error
+	Detail  string // what else is known: "not in PATH", the system's reason
+}
+
+func (e *StartError) Error() string {
+	switch {
+	case errors.Is(e.Err, ErrNotFound) && e.Detail != "":
+		return fmt.Sprintf("%v: %s (%s)", e.Err, e.Program, e.Detail)
+	case errors.Is(e.Err, ErrNotFound):
+		return fmt.Sprintf("%v: %s", e.Err, e.Program)
+	case errors.Is(e.Err, ErrNotExecutable) && e.Detail != "":
+		return fmt.Sprintf("%v: %s: %s", e.Err, e.Program, e.Detail)
+	case errors.Is(e.Err, ErrNotExecutable):
+		return fmt.Sprintf("%v: %s", e.Err, e.Program)
+	}
+	return fmt.Sprintf("start %s: %v", e.Program, e.Err)
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
+
 // ErrNotExecutable and ErrNotFound classify start failures.
 var (
 	ErrNotFound      = errors.New("program not found")
@@ -297,19 +333,22 @@ func lookPath(prog string, env []string) (string, error) {
 		return candidate, nil
 	}
 	if notExec != "" {
-		return "", fmt.Errorf("%w: %s", ErrNotExecutable, notExec)
+		return "", &StartError{Program: notExec, Err: ErrNotExecutable}
 	}
-	return "", fmt.Errorf("%w: %s (not in PATH)", ErrNotFound, prog)
+	return "", &StartError{Program: prog, Err: ErrNotFound, Detail: "not in PATH"}
 }
 
 func classifyStart(prog string, err error) error {
+	var se *StartError
 	switch {
+	case errors.As(err, &se):
+		return se
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%w: %s", ErrNotFound, prog)
+		return &StartError{Program: prog, Err: ErrNotFound}
 	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC):
-		return fmt.Errorf("%w: %s: %v", ErrNotExecutable, prog, err)
+		return &StartError{Program: prog, Err: ErrNotExecutable, Detail: err.Error()}
 	}
-	return fmt.Errorf("start %s: %w", prog, err)
+	return &StartError{Program: prog, Err: err}
 }
 
 // Bounded is an io.Writer that keeps the first Limit bytes written and counts

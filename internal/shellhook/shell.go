@@ -2,7 +2,6 @@ package shellhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -197,11 +196,7 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 	switch out.End {
 	case runner.StartFailed:
 		res.Status = dispatch.StatusError
-		reason := out.Err.Error()
-		if errors.Is(out.Err, runner.ErrNotFound) {
-			reason = "program not found: " + strings.TrimPrefix(out.Err.Error(), runner.ErrNotFound.Error()+": ")
-		}
-		return h.failed(res, reason, "cannot start: "+out.Err.Error())
+		return h.failed(res, out.Err.Error(), "cannot start: "+out.Err.Error())
 	case runner.TimedOut:
 		res.Status = dispatch.StatusTimeout
 		secs := int(h.Config.Timeout / time.Second)
@@ -226,10 +221,7 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 	}
 	if r.Failed {
 		res.Status = dispatch.StatusError
-		what := fmt.Sprintf("exited with status %d", code)
-		if out.Signal != 0 {
-			what = "was killed by " + out.Signal.String()
-		}
+		what := out.ExitText()
 		if s := Excerpt(strings.TrimSpace(string(out.Stderr))); s != "" {
 			what += ": " + s
 		}
