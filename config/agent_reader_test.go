@@ -58,6 +58,10 @@ func TestEntriesReadAsTheAgentReadsThem(t *testing.T) {
 		{"a float matcher is ignored", "command: x\nmatcher: 1.5", want{command: "x", timeout: 60 * time.Second, warning: `got a float "1.5"`}},
 		{"a quoted number is a matcher", "command: x\nmatcher: '5'", want{command: "x", matcher: "5", timeout: 60 * time.Second}},
 		{"a matcher is stripped of Python's blanks", `command: x` + "\n" + `matcher: " terminal\x1f"`, want{command: "x", matcher: "terminal", timeout: 60 * time.Second}},
+		// _ToolMatcherMixin: a pattern that does not compile is compared
+		// literally, with a warning. Python's re compiles look-around, RE2
+		// does not (SPEC §13): the warning says so.
+		{"a matcher RE2 cannot read is literal, loudly", "command: x\nmatcher: '(?=a)b'", want{command: "x", matcher: "(?=a)b", timeout: 60 * time.Second, warning: `matcher "(?=a)b" is not a regular expression noora-hooks reads`}},
 		// PyYAML's SafeConstructor.flatten_mapping: merge keys.
 		{"a merge key brings in the anchored settings", "<<: {timeout: 5, fail_closed: yes, command: z}\ncommand: x", want{command: "x", timeout: 5 * time.Second, failClosed: true}},
 	}
@@ -175,5 +179,13 @@ hooks:
 	}
 	if len(c.ShellHooks) != 3 || !c.ShellHooks[0].FailClosed || c.ShellHooks[2].Event != "on_session_end" {
 		t.Fatalf("hooks: %+v", c.ShellHooks)
+	}
+}
+
+func TestTheAgentsOutputSpillSectionIsNotAnEvent(t *testing.T) {
+	// _parse_hooks_block skips the reserved output_spill and outbound keys.
+	c := parse(t, "hooks:\n  output_spill:\n    max_bytes: 10\n  pre_tool_call:\n    - command: x\n")
+	if len(c.Warnings) != 0 || len(c.ShellHooks) != 1 {
+		t.Fatalf("warnings %v, hooks %+v", c.Warnings, c.ShellHooks)
 	}
 }

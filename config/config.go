@@ -245,6 +245,9 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 			c.parseOutbound(list) // SPEC §7: targets, not an event
 			continue
 		}
+		if event == "output_spill" {
+			continue // the agent's own settings, not an event (SPEC §2)
+		}
 		if _, ok := protocol.Lookup(event); !ok {
 			c.warn(k, "hooks: unknown event %q skipped; %s", event, Suggest(event))
 			continue
@@ -385,6 +388,12 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 				c.warn(matcher, "%s: matcher applies only to pre_tool_call and post_tool_call; dropped", where)
 			} else {
 				h.Matcher = NewMatcher(src)
+				if h.Matcher.Literal() && h.Dialect == "" {
+					// The agent warns too; Python's re may compile what RE2
+					// refuses (look-around, back-references): SPEC §13.
+					_, err := regexp.Compile(`^(?:` + src + `)$`)
+					c.warn(matcher, "%s: matcher %q is not a regular expression noora-hooks reads (%v); compared as literal text", where, src, err)
+				}
 			}
 		}
 	}
