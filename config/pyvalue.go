@@ -3,6 +3,7 @@ package config
 import (
 	"math"
 	"math/big"
+	"strconv"
 	"unicode"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
@@ -130,6 +131,12 @@ func (c *Config) pairs(where string, n *yaml.Node) []pair {
 	for _, p := range raw {
 		k := ReadScalar(p.key)
 		id := k.Kind.String() + "\x00" + k.Text
+		switch k.Kind {
+		case KindInt: // 0x1 and 1 are one key to Python
+			id = k.Kind.String() + "\x00" + k.Int.String()
+		case KindBool:
+			id = k.Kind.String() + "\x00" + strconv.FormatBool(k.Bool)
+		}
 		if i, ok := index[id]; ok {
 			if !p.merged && !out[i].merged {
 				c.warn(out[i].key, "%s%s is given again on line %d; the later value wins, as in the agent's YAML reader", where, k.Text, p.key.Line)
