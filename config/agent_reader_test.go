@@ -189,3 +189,37 @@ func TestTheAgentsOutputSpillSectionIsNotAnEvent(t *testing.T) {
 		t.Fatalf("warnings %v, hooks %+v", c.Warnings, c.ShellHooks)
 	}
 }
+
+func TestOwnSettingsReadYAML11Integers(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       int
+		warns      bool
+	}{
+		{"a hex concurrency is read", "0x10", 16, false},
+		{"underscores are read", "1_0", 10, false},
+		{"a quoted number is read", "'8'", 8, false},
+		{"a huge number is clamped", "123456789012345678901234567890", MaxConcurrency, true},
+		{"a fraction is refused", "1.5", DefaultConcurrency, true},
+		{"a boolean is refused", "yes", DefaultConcurrency, true},
+		{"a value PyYAML cannot load is refused", "0b_", DefaultConcurrency, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := parse(t, "hooks_concurrency: "+tt.text+"\n")
+			if c.Concurrency != tt.want || (len(c.Warnings) > 0) != tt.warns {
+				t.Errorf("concurrency %d, warnings %v; want %d, warnings %v", c.Concurrency, c.Warnings, tt.want, tt.warns)
+			}
+		})
+	}
+}
+
+func TestAValuePyYAMLCannotLoadSaysWhy(t *testing.T) {
+	c := parse(t, "hooks:\n  pre_tool_call:\n    - command: x\n      timeout: 0x_\n")
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0].String(), `config.yaml:4: pre_tool_call entry 1: timeout a value PyYAML cannot load "0x_" (invalid literal for int()`) {
+		t.Fatalf("warnings: %v", c.Warnings)
+	}
+	if c.ShellHooks[0].Timeout != DefaultTimeout {
+		t.Errorf("timeout %v", c.ShellHooks[0].Timeout)
+	}
+}

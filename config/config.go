@@ -489,7 +489,8 @@ func (c *Config) seconds(n *yaml.Node, what string, low int64, def, high time.Du
 // and 1:30 included), a float with no fraction, or a string that Python's
 // int() reads. Booleans and fractions are refused: for noora-hooks' own
 // settings there is no other reader to agree with, and a fraction is more
-// likely a mistake than a wish. Values beyond ±1e12 are refused too.
+// likely a mistake than a wish. Integers beyond int64 saturate, for the
+// caller to clamp.
 func intValue(n *yaml.Node) (int64, bool) {
 	s := ReadScalar(n)
 	var i *big.Int
@@ -509,10 +510,13 @@ func intValue(n *yaml.Node) (int64, bool) {
 	default:
 		return 0, false
 	}
-	if i.CmpAbs(big.NewInt(1e12)) > 0 {
-		return 0, false
+	switch {
+	case i.IsInt64():
+		return i.Int64(), true
+	case i.Sign() > 0:
+		return math.MaxInt64, true
 	}
-	return i.Int64(), true
+	return math.MinInt64, true
 }
 
 // parseAutoAccept reads hooks_auto_accept as the agent does

@@ -62,6 +62,8 @@ func (s Scalar) Describe() string {
 	switch s.Kind {
 	case KindCollection, KindNull:
 		return s.Kind.String()
+	case KindUnloadable:
+		return fmt.Sprintf("%s %q (%s)", s.Kind, s.Text, s.Why)
 	}
 	return fmt.Sprintf("%s %q", s.Kind, s.Text)
 }
