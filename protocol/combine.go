@@ -33,7 +33,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	case PreLLMCall:
 		var parts []string
 		for _, a := range answers {
-			if a.Kind == Context && strings.TrimSpace(a.Text) != "" {
+			if a.Kind == Context && PyStrip(a.Text) != "" {
 				parts = append(parts, a.Text)
 			}
 		}
@@ -42,7 +42,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 		}
 	case PreVerify:
 		for _, a := range answers {
-			if a.Kind == Continue && strings.TrimSpace(a.Message) != "" {
+			if a.Kind == Continue && PyStrip(a.Message) != "" {
 				c.Answer = Object{
 					{Key: "action", Value: String("continue")},
 					{Key: "message", Value: String(a.Message)},

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -191,8 +191,9 @@ func Parse(path string, data []byte) (*Config, error) {
 		}
 		return c, nil
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		key, val := root.Content[i], root.Content[i+1]
+	// A key given twice keeps its last value, as PyYAML builds the dict.
+	for _, p := range c.pairs("", root) {
+		key, val := p.key, p.value
 		switch key.Value {
 		case "hooks":
 			c.parseHooks(val)
@@ -235,12 +236,15 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 	}
 	type key struct{ event, matcher, command, dialect, dialectEvent string }
 	seen := map[key]bool{}
-	for i := 0; i+1 < len(hooks.Content); i += 2 {
-		k, list := hooks.Content[i], hooks.Content[i+1]
+	for _, p := range c.pairs("hooks.", hooks) {
+		k, list := p.key, deref(p.value)
 		event := k.Value
 		if event == "outbound" {
 			c.parseOutbound(list) // SPEC §7: targets, not an event
 			continue
+		}
+		if event == "output_spill" {
+			continue // the agent's own settings, not an event (SPEC §2)
 		}
 		if _, ok := protocol.Lookup(event); !ok {
 			c.warn(k, "hooks: unknown event %q skipped; %s", event, Suggest(event))
@@ -258,6 +262,7 @@ func (c *Config) parseHooks(hooks *yaml.Node) {
 			continue
 		}
 		for j, entry := range list.Content {
+			entry = deref(entry)
 			h, ok := c.parseEntry(event, j+1, entry)
 			if !ok {
 				continue
@@ -293,14 +298,12 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		return ShellHook{}, false
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, Line: n.Line, Index: index}
-	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
+	var command, failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
+	for _, p := range c.pairs(where+": ", n) {
+		k, v := p.key, p.value
 		switch k.Value {
 		case "command":
-			if v.Kind == yaml.ScalarNode && !isNullNode(v) {
-				h.Command = strings.TrimSpace(v.Value)
-			}
+			command = v
 		case "matcher":
 			matcher = v
 		case "timeout":
@@ -315,6 +318,19 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			dialectEvent = v
 		case "stream":
 			stream = v
+		}
+	}
+	// The agent takes a command only when PyYAML made a string of it
+	// (`command: 12345` is an integer, `command: yes` a boolean) and skips
+	// the entry otherwise; so does noora-hooks, rather than run "12345".
+	if command != nil {
+		switch cmd := ReadScalar(command); cmd.Kind {
+		case KindString:
+			h.Command = protocol.PyStrip(cmd.Text)
+		case KindNull:
+		default:
+			c.warn(command, "%s: command must be a string, got %s; skipped (quote it)", where, cmd.Describe())
+			return ShellHook{}, false
 		}
 	}
 	if h.Command == "" {
@@ -352,11 +368,15 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		h.Stream = c.parseStreamEntry(where, event, h.Dialect, stream)
 	}
 	if matcher != nil {
+		// Only a string is a matcher to the agent: `matcher: 5` or `true`
+		// is ignored there and the hook runs for every tool; here too.
 		src := ""
-		if matcher.Kind == yaml.ScalarNode && !isNullNode(matcher) {
-			src = strings.TrimSpace(matcher.Value)
-		} else if !isNullNode(matcher) {
-			c.warn(matcher, "%s: matcher must be a string; ignored", where)
+		switch m := ReadScalar(matcher); m.Kind {
+		case KindString:
+			src = protocol.PyStrip(m.Text)
+		case KindNull:
+		default:
+			c.warn(matcher, "%s: matcher must be a string, got %s; ignored, so the hook runs for every tool (quote it to match by it)", where, m.Describe())
 		}
 		if src != "" {
 			// A dialect hook's matcher follows that tool's rules, which allow
@@ -366,6 +386,12 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 				c.warn(matcher, "%s: matcher applies only to pre_tool_call and post_tool_call; dropped", where)
 			} else {
 				h.Matcher = NewMatcher(src)
+				if h.Matcher.Literal() && h.Dialect == "" {
+					// The agent warns too; Python's re may compile what RE2
+					// refuses (look-around, back-references): SPEC §13.
+					_, err := regexp.Compile(`^(?:` + src + `)$`)
+					c.warn(matcher, "%s: matcher %q is not a regular expression noora-hooks reads (%v); compared as literal text", where, src, err)
+				}
 			}
 		}
 	}
@@ -377,7 +403,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	if fc != nil {
 		v, ok := boolValue(fc)
 		if !ok {
-			c.warn(fc, "%s: fail_closed must be true or false, got %q; treated as false", where, fc.Value)
+			c.warn(fc, "%s: fail_closed must be a boolean, got %s; treated as false", where, ReadScalar(fc).Describe())
 		}
 		if v && event != protocol.PreToolCall {
 			c.warn(fc, "%s: fail_closed applies only to pre_tool_call; ignored", where)
@@ -399,19 +425,38 @@ func scalarString(n *yaml.Node) (string, bool) {
 	return n.Value, true
 }
 
+// boolValue reads a YAML 1.1 boolean (true, yes, on, ...), as PyYAML does;
+// anything else, a quoted "true" included, is not one.
 func boolValue(n *yaml.Node) (bool, bool) {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		return false, false
-	}
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		return false, false
-	}
-	return b, true
+	s := ReadScalar(n)
+	return s.Bool, s.Kind == KindBool
 }
 
+// parseTimeout reads a hook's timeout as the agent does: Python's int() of
+// the value, so 1.9 is 1 s, true is 1 s and "0x1" or 1e0 (a string to YAML
+// 1.1) is no number; then under 1 gives the default and over the maximum is
+// clamped. A fraction or a boolean is read the same way, with a warning.
 func (c *Config) parseTimeout(where string, n *yaml.Node) time.Duration {
-	return c.seconds(n, where+": timeout", 1, DefaultTimeout, MaxTimeout)
+	def, high := int64(DefaultTimeout/time.Second), int64(MaxTimeout/time.Second)
+	s := ReadScalar(n)
+	i, outcome := pyInt(s)
+	switch {
+	case outcome == intOverflow:
+		c.warn(n, "%s: timeout %s cannot be read as a number of seconds (the agent fails to load its hooks over it); using %d", where, s.Describe(), def)
+		return DefaultTimeout
+	case outcome != intOK:
+		c.warn(n, "%s: timeout %s is not a whole number of seconds; using %d", where, s.Describe(), def)
+		return DefaultTimeout
+	case i.Cmp(big.NewInt(1)) < 0:
+		c.warn(n, "%s: timeout %s is under 1 second; using %d", where, n.Value, def)
+		return DefaultTimeout
+	case i.Cmp(big.NewInt(high)) > 0:
+		c.warn(n, "%s: timeout %s is over the maximum; clamped to %d", where, n.Value, high)
+		return MaxTimeout
+	case s.Kind == KindBool || (s.Kind == KindFloat && s.Float != math.Trunc(s.Float)):
+		c.warn(n, "%s: timeout %s is not a whole number of seconds; read as %s, as the agent reads it", where, s.Describe(), i)
+	}
+	return time.Duration(i.Int64()) * time.Second
 }
 
 // wholeNumber reads a whole-number setting named what: a value that is not
@@ -438,31 +483,55 @@ func (c *Config) seconds(n *yaml.Node, what string, low int64, def, high time.Du
 	return time.Duration(c.wholeNumber(n, what, "seconds", low, int64(def/time.Second), int64(high/time.Second))) * time.Second
 }
 
-// intValue reads a scalar that holds a whole number, written as an integer, a
-// quoted integer, or a float with no fraction.
+// intValue reads a whole number written as a YAML 1.1 integer (0x1f, 1_000
+// and 1:30 included), a float with no fraction, or a string that Python's
+// int() reads. Booleans and fractions are refused: for noora-hooks' own
+// settings there is no other reader to agree with, and a fraction is more
+// likely a mistake than a wish. Integers beyond int64 saturate, for the
+// caller to clamp.
 func intValue(n *yaml.Node) (int64, bool) {
-	if n.Kind != yaml.ScalarNode || isNullNode(n) {
+	s := ReadScalar(n)
+	var i *big.Int
+	switch s.Kind {
+	case KindInt:
+		i = s.Int
+	case KindFloat:
+		if math.IsInf(s.Float, 0) || math.IsNaN(s.Float) || s.Float != math.Trunc(s.Float) {
+			return 0, false
+		}
+		i, _ = big.NewFloat(s.Float).Int(nil)
+	case KindString:
+		var ok bool
+		if i, ok = pyIntString(s.Text); !ok {
+			return 0, false
+		}
+	default:
 		return 0, false
 	}
-	s := strings.TrimSpace(n.Value)
-	if i, err := strconv.ParseInt(s, 0, 64); err == nil {
-		return i, true
+	switch {
+	case i.IsInt64():
+		return i.Int64(), true
+	case i.Sign() > 0:
+		return math.MaxInt64, true
 	}
-	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) && f == math.Trunc(f) && math.Abs(f) < 1e12 {
-		return int64(f), true
-	}
-	return 0, false
+	return math.MinInt64, true
 }
 
+// parseAutoAccept reads hooks_auto_accept as the agent does
+// (_resolve_effective_accept): a boolean is itself, a string is true when it
+// is 1, true, yes or on; anything else, the integer 1 included, is false.
 func (c *Config) parseAutoAccept(n *yaml.Node) bool {
-	if b, ok := boolValue(n); ok {
-		return b
+	switch s := ReadScalar(n); s.Kind {
+	case KindBool:
+		return s.Bool
+	case KindString:
+		return Truthy(s.Text)
+	case KindNull:
+		return false
+	default:
+		c.warn(n, "hooks_auto_accept must be a boolean, got %s; treated as false, as the agent does", s.Describe())
+		return false
 	}
-	if n.Kind == yaml.ScalarNode && !isNullNode(n) {
-		return Truthy(n.Value)
-	}
-	c.warn(n, "hooks_auto_accept must be a boolean; treated as false")
-	return false
 }
 
 func (c *Config) parseConcurrency(n *yaml.Node) int {
@@ -470,9 +539,9 @@ func (c *Config) parseConcurrency(n *yaml.Node) int {
 }
 
 // Truthy reads an environment switch: 1, true, yes, on in any case, blanks
-// ignored (SPEC §1).
+// (Python's set) ignored (SPEC §1).
 func Truthy(s string) bool {
-	switch strings.ToLower(strings.TrimSpace(s)) {
+	switch strings.ToLower(protocol.PyStrip(s)) {
 	case "1", "true", "yes", "on":
 		return true
 	}

@@ -236,7 +236,8 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 // is a failure.
 func ReadNoora(event string, out runner.Outcome) Reading {
 	var r Reading
-	stdout := strings.TrimSpace(string(out.Stdout))
+	// Python's str.strip(), as the agent trims it: U+001C..U+001F too.
+	stdout := protocol.PyStrip(string(out.Stdout))
 	switch {
 	case stdout == "":
 	case out.StdoutTruncated:
@@ -249,8 +250,12 @@ func ReadNoora(event string, out runner.Outcome) Reading {
 			r.Unusable = true
 			r.Warnings = append(r.Warnings, "stdout is not valid JSON; ignoring it: "+Excerpt(stdout))
 		case ok:
-			r.Answer = protocol.Read(event, v)
 			r.Unusable = !v.IsObject()
+			// The agent reads a shell hook's context only from an
+			// object; a bare string is context from a plugin only.
+			if event != protocol.PreLLMCall || v.IsObject() {
+				r.Answer = protocol.Read(event, v)
+			}
 		}
 	}
 	switch {
@@ -258,6 +263,9 @@ func ReadNoora(event string, out runner.Outcome) Reading {
 		if r.Answer.Kind != protocol.Block {
 			r.Answer = protocol.Answer{Kind: protocol.Block, Message: StderrMessage(out)}
 		}
+		// Exit 2 has decided: stdout that is not an object does not turn
+		// the block into a fail_closed one (the agent blocks with stderr).
+		r.Unusable = false
 	case out.Code != 0:
 		r.Failed = true
 	}
@@ -268,7 +276,7 @@ func ReadNoora(event string, out runner.Outcome) Reading {
 // status: the first MessageLimit characters of its trimmed stderr, else
 // protocol.DefaultBlockMessage.
 func StderrMessage(out runner.Outcome) string {
-	if msg := Excerpt(strings.TrimSpace(string(out.Stderr))); msg != "" {
+	if msg := Excerpt(protocol.PyStrip(string(out.Stderr))); msg != "" {
 		return msg
 	}
 	return protocol.DefaultBlockMessage

@@ -112,7 +112,12 @@ func TestAStreamHookGetsEveryLineOfItsSessionAndExitsAfterTheEnd(t *testing.T) {
 		t.Errorf("last line is %s", e)
 	}
 	waitFor(t, "the stream is closed", func() bool { return hook.Streams.Stats().Open == 0 })
-	env, _ := os.ReadFile(filepath.Join(dir, "env"))
+	// The hook writes env after stream.jsonl, as it exits: wait for it.
+	var env []byte
+	waitFor(t, "the hook wrote its environment", func() bool {
+		env, _ = os.ReadFile(filepath.Join(dir, "env"))
+		return strings.HasSuffix(string(env), "\n")
+	})
 	if got := strings.TrimSpace(string(env)); got != "1 on_stream_start" {
 		t.Errorf("environment %q, want NOORA_HOOK_STREAM=1 and the event that opened the stream", got)
 	}
