@@ -131,17 +131,17 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	// New callers find no socket and fire in-process; those already in the
 	// accept queue are still taken in before the listener closes.
 	l.Unlink()
-	time.Sleep(acceptQueueGrace)
+	l.AwaitBacklog(acceptQueueGrace)
 	err = srv.Shutdown(ctx)
 	serving.Close(c.StreamDrain)
 	logf("stopped after %d events", srv.Served())
 	return err
 }
 
-// acceptQueueGrace is how long serve keeps accepting after it unlinked its
-// socket on a signal: connections already queued by the kernel are accepted in
-// microseconds, so this only has to outlast a scheduling delay.
-const acceptQueueGrace = 100 * time.Millisecond
+// acceptQueueGrace bounds how long serve waits, after it unlinked its socket
+// on a signal, for Serve to accept the connections the kernel already queued
+// (it waits for the backlog to be empty, which takes microseconds).
+const acceptQueueGrace = 2 * time.Second
 
 // lockedWriter writes one Write at a time.
 type lockedWriter struct {
