@@ -19,7 +19,7 @@ type ExecCmd struct {
 	Event       string `arg:"" optional:"" help:"The event to fire, e.g. pre_tool_call. Not with --dialect: the payload names it." predictor:"event"`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
-	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
+	Dialect     string `help:"Be the one hook of Claude Code (claude), Cursor (cursor), Gemini CLI (gemini) or Codex CLI (codex): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
 	Server      bool   `help:"Fire through a running \"noora-hooks serve\" ($NOORA_HOOKS_SERVER, else unix:<home>/noora-hooks.sock); when none answers, fire in-process with a warning. Setting NOORA_HOOKS_SERVER alone does the same without the warning."`
 	Detach      bool   `help:"Observer events only: print {\"event\": ...} at once and run the hooks in a detached process, which logs to <home>/logs/exec.log. For hosts that do not run serve and must not wait."`
 	Detached    bool   `hidden:"" help:"Set by --detach on the detached process it starts: print no answer, stamp log lines with the time."`

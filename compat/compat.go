@@ -31,6 +31,8 @@ import (
 const (
 	Claude = "claude"
 	Cursor = "cursor"
+	Gemini = "gemini"
+	Codex  = "codex"
 )
 
 // Dialects returns the dialect implementations by name, for
@@ -39,6 +41,8 @@ func Dialects() map[string]runner.Dialect {
 	return map[string]runner.Dialect{
 		Claude: claudeDialect,
 		Cursor: cursorDialect,
+		Gemini: geminiDialect,
+		Codex:  codexDialect,
 	}
 }
 
@@ -49,6 +53,10 @@ func ToolTitle(dialect string) string {
 		return "Claude Code"
 	case Cursor:
 		return "Cursor"
+	case Gemini:
+		return "Gemini CLI"
+	case Codex:
+		return "Codex CLI"
 	}
 	return dialect
 }
@@ -77,6 +85,12 @@ type dialect struct {
 	projectVar string // CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR
 	payload    func(ev *Event, call runner.Call) protocol.Object
 	read       func(ev *Event, call runner.Call, out runner.Outcome) runner.Reading
+	// env, when set, replaces the project directory variable: the whole
+	// environment the tool gives its hooks (Gemini CLI sets several
+	// variables, Codex CLI none).
+	env func(call runner.Call) []string
+	// match, when set, replaces Claude's matcher rules (Match).
+	match func(ev *Event, pattern, subject string) bool
 }
 
 // Applies implements runner.Dialect: the hook's event must map to call, and
@@ -90,6 +104,9 @@ func (d dialect) Applies(h config.ShellHook, call runner.Call) (bool, string) {
 		return true, "" // matchers are ignored on events without a subject
 	}
 	subject, _ := kwString(d.payload(ev, call), ev.Matcher)
+	if d.match != nil {
+		return d.match(ev, h.Matcher.Source, subject), ""
+	}
 	return Match(h.Matcher.Source, subject), ""
 }
 
@@ -106,6 +123,9 @@ func (d dialect) Stdin(h config.ShellHook, call runner.Call) []byte {
 // Env implements runner.Dialect: the project directory the tool would set,
 // unless the caller's environment already has it.
 func (d dialect) Env(_ config.ShellHook, call runner.Call) []string {
+	if d.env != nil {
+		return d.env(call)
+	}
 	return []string{d.projectVar + "=" + projectDir(call.Env, d.projectVar, call.Cwd)}
 }
 

@@ -84,7 +84,7 @@ type ShellHook struct {
 
 // Dialects are the values `dialect:` accepts (SPEC §11). Their implementations
 // live in package compat, which config must not import.
-var Dialects = []string{"claude", "cursor"}
+var Dialects = []string{"claude", "cursor", "gemini", "codex"}
 
 func knownDialect(d string) bool {
 	for _, k := range Dialects {
