@@ -54,3 +54,28 @@ func FuzzGeminiRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzImportAgents: any Gemini settings.json or Codex config.toml is
+// refused with a syntax error or imported, and every entry it gives has a
+// command and a valid timeout.
+func FuzzImportAgents(f *testing.F) {
+	f.Add(false, []byte(`{"hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"x","timeout":1500,"env":{"A":"b"}}]}]}}`))
+	f.Add(false, []byte(`{"hooks":{"enabled":true,"AfterModel":[{"hooks":[{"command":"y"}]}]},"hooksConfig":{"disabled":[1]}}`))
+	f.Add(true, []byte("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\ncommand = \"z\"\ntimeout = 1e9\n"))
+	f.Add(true, []byte("hooks = 3\n"))
+	f.Fuzz(func(t *testing.T, codex bool, data []byte) {
+		dialect, file := Gemini, "settings.json"
+		if codex {
+			dialect, file = Codex, "config.toml"
+		}
+		im, err := Import(dialect, file, data)
+		if err != nil {
+			return
+		}
+		for _, e := range im.Entries {
+			if e.Command == "" || e.Timeout < 0 || e.Timeout > 300 || e.Dialect != dialect {
+				t.Fatalf("bad entry %+v", e)
+			}
+		}
+	})
+}
