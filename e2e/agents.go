@@ -5,8 +5,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
+
+var codexFailed = regexp.MustCompile(`hook: \w+ Failed`)
 
 // agent is one coding agent's CLI: how to install its pinned version and
 // how to run it headless with noora-hooks as its one hook.
@@ -17,6 +20,8 @@ type agent struct {
 	packages []string
 	bin      string
 	setup    func(s setup) (argv, env []string, err error)
+	// healthy, when set, checks the run for hooks the agent failed.
+	healthy func(r *run) error
 }
 
 // setup is what a session needs: its throw-away home and project, the hook
@@ -108,8 +113,21 @@ trust_level = "trusted"
 			env := []string{"CODEX_HOME=" + codexHome, "E2E_OPENAI_API_KEY=e2e"}
 			// Hooks need a trusted hash per hook, which only the TUI's
 			// review writes; the bypass flag stands in for it.
-			return []string{"exec", "--json", "--skip-git-repo-check", "--color", "never",
+			// The human output says how each hook ended ("hook: PreToolUse
+			// Failed"); --json does not.
+			return []string{"exec", "--skip-git-repo-check", "--color", "never",
 				"--dangerously-bypass-approvals-and-sandbox", "--dangerously-bypass-hook-trust", "--", prompt}, env, nil
+		},
+		// Codex lets the call through when it rejects a hook's answer: the
+		// bridge must never give it one.
+		healthy: func(r *run) error {
+			if m := codexFailed.FindString(r.stdout + r.stderr); m != "" {
+				return fmt.Errorf("Codex failed a hook: %q", m)
+			}
+			if !strings.Contains(r.stdout+r.stderr, "hook: ") {
+				return fmt.Errorf("Codex reported no hook run")
+			}
+			return nil
 		}},
 }
 

@@ -35,7 +35,8 @@ const (
 // scenario is one Noora config and what each agent must then have done.
 type scenario struct {
 	name   string
-	config string // the Noora config.yaml
+	config string            // the Noora config.yaml; {{NOORA}} is its directory
+	files  map[string]string // more files in that directory
 	check  func(r *run) error
 	// xfail names agents whose bridge does not carry this answer yet, with
 	// the reason; their failure is reported, not counted.
@@ -86,6 +87,31 @@ var scenarios = []scenario{
 			return nil
 		},
 		xfail: map[string]string{"claude": "the Claude bridge does not carry stop yet (issue #12)"}},
+	{name: "tool-context",
+		// A Gemini-dialect hook adds context to a tool's result.
+		config: "hooks:\n  post_tool_call:\n    - dialect: gemini\n      command: sh -c 'cat >/dev/null; echo \"{\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"E2E-TOOL-CONTEXT\\\"}}\"'\n",
+		check: func(r *run) error {
+			if err := r.ran("original"); err != nil {
+				return err
+			}
+			return r.modelSaw("E2E-TOOL-CONTEXT")
+		},
+		xfail: map[string]string{"claude": "the Claude bridge does not carry post-tool context yet (issue #12)"}},
+	{name: "approve",
+		// Noora wants a person to look: no agent may run the command
+		// unasked (Gemini asks, which ends a headless run; Codex cannot ask
+		// and is told to refuse).
+		config: "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: sh -c 'cat >/dev/null; echo \"{\\\"action\\\":\\\"approve\\\",\\\"message\\\":\\\"E2E-LOOK\\\"}\"'\n",
+		check: func(r *run) error {
+			return r.ran("")
+		}},
+	{name: "continue",
+		// The verify gate keeps the agent going once.
+		config: "hooks:\n  pre_verify:\n    - command: sh {{NOORA}}/continue.sh\n",
+		files:  map[string]string{"continue.sh": "if grep -q '\"attempt\": *0'; then echo '{\"action\":\"continue\",\"message\":\"E2E-KEEP-GOING\"}'; fi\n"},
+		check: func(r *run) error {
+			return r.modelSaw("E2E-KEEP-GOING")
+		}},
 }
 
 func main() {
@@ -117,6 +143,9 @@ func main() {
 			r, err := drive(a, exe, abs, sc, *keep)
 			if err == nil {
 				err = sc.check(r)
+			}
+			if err == nil && a.healthy != nil {
+				err = a.healthy(r)
 			}
 			why, expected := sc.xfail[a.name]
 			switch {
@@ -218,8 +247,13 @@ func drive(a *agent, exe, bin string, sc scenario, keep bool) (*run, error) {
 			return r, err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(noora, "config.yaml"), []byte(sc.config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(noora, "config.yaml"), []byte(strings.ReplaceAll(sc.config, "{{NOORA}}", noora)), 0o644); err != nil {
 		return r, err
+	}
+	for name, text := range sc.files {
+		if err := os.WriteFile(filepath.Join(noora, name), []byte(text), 0o644); err != nil {
+			return r, err
+		}
 	}
 	fake, err := startFake(toolCommand)
 	if err != nil {
