@@ -13,7 +13,7 @@ import (
 // conversation history, small enough that a runaway producer cannot exhaust memory.
 const MaxPayload = 64 << 20
 
-// ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor`
+// ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor|gemini|codex`
 // (SPEC §11), where the event comes from the payload.
 type ExecCmd struct {
 	Event       string `arg:"" optional:"" help:"The event to fire, e.g. pre_tool_call. Not with --dialect: the payload names it." predictor:"event"`
@@ -28,13 +28,13 @@ type ExecCmd struct {
 // Run fires the event and prints the combined answer (SPEC §8).
 func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if c.Detach && c.Dialect != "" {
-		return usageError("--detach cannot be used with --dialect: Claude Code and Cursor wait for the answer of the hook they call")
+		return usageError("--detach cannot be used with --dialect: the agents that call it wait for its answer")
 	}
 	if c.Dialect != "" {
 		return c.bridge(g, env)
 	}
 	if c.Event == "" {
-		return usageError("exec needs an event, e.g. noora-hooks exec pre_tool_call (or --dialect claude|cursor to take it from the payload)")
+		return usageError("exec needs an event, e.g. noora-hooks exec pre_tool_call (or --dialect claude|cursor|gemini|codex to take it from the payload)")
 	}
 	event, ok := protocol.Lookup(c.Event)
 	if !ok {

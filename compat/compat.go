@@ -1,8 +1,8 @@
-// Package compat lets hooks written for Claude Code or Cursor run under
-// noora-hooks unchanged, and lets noora-hooks stand behind those tools as
-// their one hook (SPEC §11). It holds the maps between their vocabularies
-// and Noora's (events, tool names, tool_input keys), the two dialects that
-// speak their protocols to a shell hook (runner.Dialect), the bridge that
+// Package compat lets hooks written for Claude Code, Cursor, Gemini CLI or
+// Codex CLI run under noora-hooks unchanged, and lets noora-hooks stand
+// behind those tools as their one hook (SPEC §11). It holds the maps between
+// their vocabularies and Noora's (events, tool names, tool_input keys), the
+// dialects that speak their protocols to a shell hook (runner.Dialect), the bridge that
 // answers their calls, and the importer of their settings files.
 //
 // It translates only: it never spawns a process (runner does), never reads
@@ -17,6 +17,8 @@
 //     input fields and tool_input schemas of the same period.
 //   - Cursor: "Hooks", https://cursor.com/docs/agent/hooks, as published for
 //     Cursor 1.7 (hooks.json "version": 1, October 2025).
+//   - Gemini CLI and Codex CLI: observed on @google/gemini-cli 0.61.0 and
+//     @openai/codex 0.169.0 (gemini.go, codex.go).
 package compat
 
 import (
