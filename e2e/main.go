@@ -119,7 +119,14 @@ func main() {
 	cache := flag.String("cache", defaultCache(), "where the agents are installed from npm")
 	only := flag.String("agents", "claude,gemini,codex", "which agents to drive")
 	keep := flag.Bool("keep", false, "keep each run's directory and say where")
+	pick := flag.String("scenarios", "", "run only these scenarios (comma-separated; default: all)")
 	flag.Parse()
+	wanted := map[string]bool{}
+	for _, n := range strings.Split(*pick, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			wanted[n] = true
+		}
+	}
 
 	abs, err := filepath.Abs(*bin)
 	if err == nil {
@@ -140,6 +147,9 @@ func main() {
 		}
 		fmt.Printf("== %s %s (%s)\n", a.title, a.version, exe)
 		for _, sc := range scenarios {
+			if len(wanted) > 0 && !wanted[sc.name] {
+				continue
+			}
 			r, err := drive(a, exe, abs, sc, *keep)
 			if err == nil {
 				err = sc.check(r)
