@@ -28,7 +28,7 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 	if file == "" {
 		file = compat.DefaultImportFile(c.Tool)
 	}
-	data, err := readSettings(file)
+	data, err := readSettings(c.Tool, file)
 	if err != nil {
 		return err
 	}
@@ -64,10 +64,10 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 
 // readSettings reads a settings file, bounded like a config file: a settings
 // file is written by hand.
-func readSettings(file string) ([]byte, error) {
+func readSettings(tool, file string) ([]byte, error) {
 	f, err := os.Open(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import claude ~/.claude/settings.json", file)
+		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import %s %s", file, tool, filepath.Join("~", compat.DefaultImportFile(tool)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", file, err)
