@@ -3,8 +3,10 @@
 GO       ?= go
 BIN      ?= bin/noora-hooks
 FUZZTIME ?= 20s
+E2E_CACHE ?= $(HOME)/.cache/noora-hooks-e2e
+E2E_AGENTS ?= claude,gemini,codex
 
-.PHONY: all build test race vet fmt demo bench fuzz clean
+.PHONY: all build test race vet fmt demo bench fuzz e2e clean
 
 all: build
 
@@ -41,6 +43,13 @@ fuzz:
 	    echo "== $$pkg $$f"; $(GO) test -run='^$$' -fuzz="^$$f$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 	  done; \
 	done
+
+## e2e: drive the real Claude Code, Gemini CLI and Codex CLI (pinned, installed from npm
+## into E2E_CACHE the first time; needs node and npm) offline against a local fake model,
+## with noora-hooks as their one hook: block, rewrite, context, stop, pass-through. Not
+## part of `make test`; a few minutes.
+e2e: build
+	$(GO) run ./e2e -bin $(BIN) -cache $(E2E_CACHE) -agents $(E2E_AGENTS)
 
 clean:
 	rm -rf bin

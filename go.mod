@@ -3,6 +3,7 @@ module github.com/noora-hooks/noora-hooks
 go 1.26.8
 
 require (
+	github.com/BurntSushi/toml v1.5.0
 	github.com/alecthomas/kong v1.17.0
 	github.com/creack/pty v1.1.24
 	github.com/google/shlex v0.0.0-20191202100458-e7afc7fbc510

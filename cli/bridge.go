@@ -15,8 +15,8 @@ import (
 // side exits 1, which both tools treat as a failed hook that blocks nothing;
 // an event Noora has no counterpart for is answered neutrally (exit 0).
 func (c *ExecCmd) bridge(g *Globals, env *Env) error {
-	if c.Dialect != compat.Claude && c.Dialect != compat.Cursor {
-		return usageError("--dialect must be %s or %s, got %q", compat.Claude, compat.Cursor, c.Dialect)
+	if _, ok := compat.Dialects()[c.Dialect]; !ok {
+		return usageError("--dialect must be %s, %s, %s or %s, got %q", compat.Claude, compat.Cursor, compat.Gemini, compat.Codex, c.Dialect)
 	}
 	if c.Event != "" {
 		return usageError("exec --dialect %s takes no event: it comes from the payload's hook_event_name (got %q)", c.Dialect, c.Event)

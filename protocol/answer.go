@@ -52,14 +52,21 @@ type Answer struct {
 	Args    Object // Modify; Approve when the hook also rewrote args
 	Text    string // Context, Replace
 	Fields  Object // Fields
+	// Stop asks the agent to end its run (a dialect hook's "continue":
+	// false), with StopReason for the person; it rides along any Kind.
+	Stop       bool
+	StopReason string
 }
 
 // MarshalJSON gives the compact form used in traces.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	if a.Kind == None {
+	if a.Kind == None && !a.Stop {
 		return []byte("null"), nil
 	}
 	o := Object{{Key: "kind", Value: String(a.Kind.String())}}
+	if a.Stop {
+		o = append(o, Field{Key: "stop", Value: Raw(true)}, Field{Key: "stop_reason", Value: String(a.StopReason)})
+	}
 	if a.Message != "" {
 		o = append(o, Field{Key: "message", Value: String(a.Message)})
 	}

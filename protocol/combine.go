@@ -30,7 +30,9 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	switch event {
 	case PreToolCall:
 		c.Answer = combineToolCall(kw, answers)
-	case PreLLMCall:
+	case PreLLMCall, PostToolCall:
+		// post_tool_call: context a dialect hook adds to the tool's result
+		// (Claude's, Gemini's and Codex's additionalContext).
 		var parts []string
 		for _, a := range answers {
 			if a.Kind == Context && PyStrip(a.Text) != "" {
@@ -82,6 +84,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 			}
 		}
 	}
+	c.Answer = append(c.Answer, stopFields(answers)...)
 	return c
 }
 

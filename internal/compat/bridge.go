@@ -74,6 +74,11 @@ func Decode(dialect string, data []byte) (Inbound, error) {
 		in.Kwargs = claudeKwargs(ev, p)
 	case Cursor:
 		in.Kwargs = cursorKwargs(ev, p)
+	case Gemini:
+		in.Kwargs = geminiKwargs(ev, p)
+	case Codex:
+		// Codex speaks Claude Code's names and fields.
+		in.Kwargs = claudeKwargs(ev, p)
 	default:
 		return Inbound{}, fmt.Errorf("unknown dialect %q", dialect)
 	}
@@ -236,7 +241,7 @@ func Encode(in Inbound, c protocol.Combined) Outbound {
 	var out Outbound
 	if why := in.Unmapped(); why != "" {
 		out.Warnings = append(out.Warnings, why)
-		if in.Dialect == Cursor {
+		if in.Dialect == Cursor || in.Dialect == Gemini {
 			out.Stdout = []byte("{}\n")
 		}
 		return out
@@ -248,6 +253,10 @@ func Encode(in Inbound, c protocol.Combined) Outbound {
 		out.Stdout = encodeClaude(in, c, action, message, &out)
 	case Cursor:
 		out.Stdout = encodeCursor(in, c, action, message, &out)
+	case Gemini:
+		out.Stdout = encodeGemini(in, c, action, message, &out)
+	case Codex:
+		out.Stdout = encodeCodex(in, c, action, message, &out)
 	}
 	return out
 }

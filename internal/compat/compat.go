@@ -1,8 +1,8 @@
-// Package compat lets hooks written for Claude Code or Cursor run under
-// noora-hooks unchanged, and lets noora-hooks stand behind those tools as
-// their one hook (SPEC §11). It holds the maps between their vocabularies
-// and Noora's (events, tool names, tool_input keys), the two dialects that
-// speak their protocols to a shell hook (shellhook.Dialect), the bridge that
+// Package compat lets hooks written for Claude Code, Cursor, Gemini CLI or
+// Codex CLI run under noora-hooks unchanged, and lets noora-hooks stand
+// behind those tools as their one hook (SPEC §11). It holds the maps between
+// their vocabularies and Noora's (events, tool names, tool_input keys), the
+// dialects that speak their protocols to a shell hook (shellhook.Dialect), the bridge that
 // answers their calls, and the importer of their settings files.
 //
 // It translates only: it never spawns a process (runner does), never reads
@@ -17,6 +17,8 @@
 //     input fields and tool_input schemas of the same period.
 //   - Cursor: "Hooks", https://cursor.com/docs/agent/hooks, as published for
 //     Cursor 1.7 (hooks.json "version": 1, October 2025).
+//   - Gemini CLI and Codex CLI: observed on @google/gemini-cli 0.61.0 and
+//     @openai/codex 0.169.0 (gemini.go, codex.go).
 package compat
 
 import (
@@ -32,8 +34,10 @@ import (
 
 // Dialect names, as `dialect:` spells them (config.Dialects).
 const (
-	Claude = "claude" // one of config.Dialects
-	Cursor = "cursor" // one of config.Dialects
+	Claude = "claude"
+	Cursor = "cursor"
+	Gemini = "gemini"
+	Codex  = "codex"
 )
 
 // Dialects returns the dialect implementations by name, for
@@ -42,6 +46,8 @@ func Dialects() map[string]shellhook.Dialect {
 	return map[string]shellhook.Dialect{
 		Claude: claudeDialect,
 		Cursor: cursorDialect,
+		Gemini: geminiDialect,
+		Codex:  codexDialect,
 	}
 }
 
@@ -52,6 +58,10 @@ func ToolTitle(dialect string) string {
 		return "Claude Code"
 	case Cursor:
 		return "Cursor"
+	case Gemini:
+		return "Gemini CLI"
+	case Codex:
+		return "Codex CLI"
 	}
 	return dialect
 }
@@ -80,6 +90,12 @@ type dialect struct {
 	projectVar string // CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR
 	payload    func(ev *Event, call dispatch.Call) protocol.Object
 	read       func(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Reading
+	// env, when set, replaces the project directory variable: the whole
+	// environment the tool gives its hooks (Gemini CLI sets several
+	// variables, Codex CLI none).
+	env func(call dispatch.Call) []string
+	// match, when set, replaces Claude's matcher rules (Match).
+	match func(ev *Event, pattern, subject string) bool
 }
 
 // Applies implements shellhook.Dialect: the hook's event must map to call, and
@@ -93,6 +109,9 @@ func (d dialect) Applies(h config.ShellHook, call dispatch.Call) (bool, string) 
 		return true, "" // matchers are ignored on events without a subject
 	}
 	subject, _ := kwString(d.payload(ev, call), ev.Matcher)
+	if d.match != nil {
+		return d.match(ev, h.Matcher.Source, subject), ""
+	}
 	return Match(h.Matcher.Source, subject), ""
 }
 
@@ -109,6 +128,9 @@ func (d dialect) Stdin(h config.ShellHook, call dispatch.Call) []byte {
 // Env implements shellhook.Dialect: the project directory the tool would set,
 // unless the caller's environment already has it.
 func (d dialect) Env(_ config.ShellHook, call dispatch.Call) []string {
+	if d.env != nil {
+		return d.env(call)
+	}
 	return []string{d.projectVar + "=" + projectDir(call.Env, d.projectVar, call.Cwd)}
 }
 

@@ -90,7 +90,14 @@ var cursorEvents = []Event{
 var cursorNewer = []string{"preToolUse", "postToolUse", "postToolUseFailure", "sessionStart", "sessionEnd", "subagentStart", "subagentStop", "preCompact"}
 
 var eventIndex = func() map[string]map[string]*Event {
-	idx := map[string]map[string]*Event{Claude: {}, Cursor: {}}
+	idx := map[string]map[string]*Event{Claude: {}, Cursor: {}, Gemini: {}, Codex: {}}
+	for _, d := range []string{Gemini, Codex} {
+		list := eventList(d)
+		for _, ev := range list {
+			ev.Dialect = d
+			idx[d][ev.Name] = ev
+		}
+	}
 	for i := range claudeEvents {
 		claudeEvents[i].Dialect = Claude
 		idx[Claude][claudeEvents[i].Name] = &claudeEvents[i]
@@ -113,6 +120,10 @@ func Events(dialect string) []Event {
 		return append([]Event(nil), claudeEvents...)
 	case Cursor:
 		return append([]Event(nil), cursorEvents...)
+	case Gemini:
+		return append([]Event(nil), geminiEvents...)
+	case Codex:
+		return append([]Event(nil), codexEvents...)
 	}
 	return nil
 }
@@ -185,6 +196,10 @@ func eventList(dialect string) []*Event {
 		src = claudeEvents
 	case Cursor:
 		src = cursorEvents
+	case Gemini:
+		src = geminiEvents
+	case Codex:
+		src = codexEvents
 	}
 	out := make([]*Event, len(src))
 	for i := range src {

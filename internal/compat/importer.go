@@ -29,6 +29,13 @@ type Imported struct {
 // file"). The error is for a file that is not a JSON object; everything
 // else is a warning, and never silently dropped.
 func Import(dialect, file string, data []byte) (Imported, error) {
+	var pre []string
+	if dialect == Codex && strings.EqualFold(filepath.Ext(file), ".toml") {
+		var err error
+		if data, pre, err = codexTOML(file, data); err != nil {
+			return Imported{}, err
+		}
+	}
 	if !gjson.ValidBytes(data) {
 		return Imported{}, jsonSyntaxError(file, data)
 	}
@@ -37,16 +44,22 @@ func Import(dialect, file string, data []byte) (Imported, error) {
 		return Imported{}, &config.SyntaxError{File: file, Line: 1, Col: 1, Msg: "expected a JSON object with \"hooks\""}
 	}
 	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}}
+	for _, w := range pre {
+		im.warnf("", "%s", w)
+	}
 	switch dialect {
-	case Claude:
+	case Claude, Codex:
+		// Codex CLI's hooks.json (and config.toml [hooks]) is Claude's shape.
 		im.claude(root)
 	case Cursor:
 		im.cursor(root)
+	case Gemini:
+		im.gemini(root)
 	default:
-		return Imported{}, fmt.Errorf("unknown dialect %q (valid: %s, %s)", dialect, Claude, Cursor)
+		return Imported{}, fmt.Errorf("unknown dialect %q (valid: %s, %s, %s, %s)", dialect, Claude, Cursor, Gemini, Codex)
 	}
-	if im.defaultTimeouts > 0 && dialect == Claude {
-		im.warnf("", "%d hook(s) set no timeout: Claude Code gives those 600 s, noora-hooks 60 s (at most 300); add timeout: where that is too short", im.defaultTimeouts)
+	if im.defaultTimeouts > 0 && (dialect == Claude || dialect == Codex) {
+		im.warnf("", "%d hook(s) set no timeout: %s gives those 600 s, noora-hooks 60 s (at most 300); add timeout: where that is too short", im.defaultTimeouts, ToolTitle(dialect))
 	}
 	return Imported{Entries: im.entries, Warnings: im.warnings}, nil
 }
@@ -106,7 +119,7 @@ func (im *importer) claude(root gjson.Result) {
 	hooks.ForEach(func(k, groups gjson.Result) bool {
 		name := k.String()
 		where := "hooks." + name
-		ev, known := LookupEvent(Claude, name)
+		ev, known := LookupEvent(im.dialect, name)
 		if !groups.IsArray() {
 			im.warnf(where, "expected a list of matcher groups; skipped")
 			return true
@@ -150,10 +163,10 @@ func (im *importer) claude(root gjson.Result) {
 						im.warnf(hwhere, "%s has no noora-hooks counterpart; not carried over", key)
 					}
 				}
-				e := config.Entry{Event: ev.Noora, Dialect: Claude}
+				e := config.Entry{Event: ev.Noora, Dialect: im.dialect}
 				if mok && matcher != "" {
 					if ev.Matcher == "" {
-						im.warnf(gwhere, "Claude Code ignores matchers on %s; the matcher %q is dropped", name, matcher)
+						im.warnf(gwhere, "%s ignores matchers on %s; the matcher %q is dropped", ToolTitle(im.dialect), name, matcher)
 					} else {
 						e.Matcher = matcher
 					}
@@ -329,11 +342,20 @@ func (im *importer) timeout(where string, t gjson.Result) int {
 
 // add records an entry for command, made runnable without a shell.
 func (im *importer) add(where string, ev *Event, e config.Entry, command, base string) {
-	cmd, comment, warns := RunnableCommand(command, base)
+	shell := "sh"
+	if im.dialect == Gemini || im.dialect == Codex {
+		shell = "bash" // both run hooks with bash -c
+	}
+	cmd, comment, warns := runnableCommand(shell, command, base)
 	for _, w := range warns {
 		im.warnf(where, "%s", w)
 	}
-	e.Command, e.Comment = cmd, comment
+	e.Command = cmd
+	if comment != "" && e.Comment != "" {
+		e.Comment += "; " + comment
+	} else if comment != "" {
+		e.Comment = comment
+	}
 	if !soleEvent(ev) {
 		e.DialectEvent = ev.Name
 	}
@@ -379,11 +401,17 @@ func stringList(v gjson.Result) ([]string, bool) {
 // relative to the hooks.json file"): noora-hooks runs hooks in the working
 // directory.
 func RunnableCommand(command, base string) (cmd, comment string, warnings []string) {
+	return runnableCommand("sh", command, base)
+}
+
+// runnableCommand is RunnableCommand with the shell the tool runs hooks
+// with (Gemini CLI and Codex CLI use bash).
+func runnableCommand(shell, command, base string) (cmd, comment string, warnings []string) {
 	if reasons := shellNeeds(command); len(reasons) > 0 {
 		if base != "" && startsRelative(command) {
 			warnings = append(warnings, fmt.Sprintf("%q starts with a relative path, which Cursor resolves against %s; inside sh -c it is resolved against the working directory: check it", command, base))
 		}
-		return "sh -c " + shQuote(command), "needs a shell (" + strings.Join(reasons, ", ") + "): wrapped in sh -c", warnings
+		return shell + " -c " + shQuote(command), "needs a shell (" + strings.Join(reasons, ", ") + "): wrapped in " + shell + " -c", warnings
 	}
 	if base == "" {
 		return command, "", nil

@@ -83,7 +83,7 @@ type ShellHook struct {
 // Dialects are the values `dialect:` accepts (SPEC §11): the one list of
 // dialect names. Their implementations live in package compat (which config
 // must not import), keyed by these names; a compat test keeps the two equal.
-var Dialects = []string{"claude", "cursor"}
+var Dialects = []string{"claude", "cursor", "gemini", "codex"}
 
 func knownDialect(d string) bool {
 	for _, k := range Dialects {

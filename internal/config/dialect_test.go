@@ -20,7 +20,7 @@ func TestDialectEntries(t *testing.T) {
 		{"a cursor entry names the event it came from",
 			"hooks:\n  pre_tool_call:\n    - command: x\n      dialect: cursor\n      dialect_event: beforeShellExecution\n", 1, "cursor", "beforeShellExecution", "", ""},
 		{"an unknown dialect is skipped",
-			"hooks:\n  pre_tool_call:\n    - command: x\n      dialect: gemini\n", 0, "", "", "", `unknown dialect "gemini" (valid: claude, cursor); skipped`},
+			"hooks:\n  pre_tool_call:\n    - command: x\n      dialect: aider\n", 0, "", "", "", `unknown dialect "aider" (valid: claude, cursor, gemini, codex); skipped`},
 		{"a dialect that is not a string is skipped",
 			"hooks:\n  pre_tool_call:\n    - command: x\n      dialect: [claude]\n", 0, "", "", "", "dialect must be a string"},
 		{"dialect_event without a dialect is ignored",
