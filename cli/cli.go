@@ -28,11 +28,25 @@ type Globals struct {
 	AcceptHooks bool   `help:"Approve every configured shell hook without asking, and record the approvals."`
 }
 
+// ExecCommand is `exec`, the command hosts run for every event. It is its own
+// struct so that an `exec` command line is parsed by a tree of exec alone
+// (execCLI): kong builds the model of every command it is given, and exec
+// should pay only for its own (docs/performance.md).
+type ExecCommand struct {
+	Exec ExecCmd `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+}
+
+// execCLI is the command tree when the first argument is exec.
+type execCLI struct {
+	Globals
+	ExecCommand
+}
+
 // CLI is the command tree.
 type CLI struct {
 	Globals
 
-	Exec     ExecCmd     `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	ExecCommand
 	List     ListCmd     `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
 	Test     TestCmd     `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
 	Approve  ApproveCmd  `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
@@ -93,7 +107,13 @@ type kongExit int
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) (code int) {
 	var root CLI
-	parser, err := kong.New(&root,
+	var tree any = &root
+	globals := &root.Globals
+	if len(args) > 0 && args[0] == "exec" {
+		var exec execCLI
+		tree, globals = &exec, &exec.Globals
+	}
+	parser, err := kong.New(tree,
 		kong.Name("noora-hooks"),
 		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),
 		kong.Writers(env.Stdout, env.Stderr),
@@ -127,7 +147,7 @@ func Main(args []string, env *Env) (code int) {
 		}
 		return 2
 	}
-	if err := ctx.Run(&root.Globals); err != nil {
+	if err := ctx.Run(globals); err != nil {
 		var ec interface{ ExitCode() int }
 		code := 1
 		if errors.As(err, &ec) {

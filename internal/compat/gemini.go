@@ -2,11 +2,11 @@ package compat
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
@@ -101,7 +101,7 @@ func shift(by float64) func(gjson.Result) (json.RawMessage, bool) {
 	}
 }
 
-var urlPattern = regexp.MustCompile(`https?://[^\s"'<>]+`)
+var urlPattern = lazy.Regexp(`https?://[^\s"'<>]+`)
 
 func urlsToPrompt(v gjson.Result) (json.RawMessage, bool) {
 	if !v.IsArray() {
@@ -118,7 +118,7 @@ func urlsToPrompt(v gjson.Result) (json.RawMessage, bool) {
 }
 
 func promptToURLs(v gjson.Result) (json.RawMessage, bool) {
-	urls := urlPattern.FindAllString(v.String(), -1)
+	urls := urlPattern().FindAllString(v.String(), -1)
 	if v.Type != gjson.String || len(urls) == 0 {
 		return nil, false
 	}

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 )
 
 // geminiSettingKeys are keys under "hooks" that Gemini CLI skips as
@@ -23,7 +23,7 @@ var geminiSettingKeys = map[string]bool{"enabled": true, "disabled": true, "noti
 
 // geminiUnset: the variables Gemini CLI substitutes in a hook's command
 // that noora-hooks does not set.
-var geminiUnset = regexp.MustCompile(`\$\{?GEMINI_PLANS_DIR\b`)
+var geminiUnset = lazy.Regexp(`\$\{?GEMINI_PLANS_DIR\b`)
 
 // gemini reads a Gemini CLI settings.json: {"hooks": {"<Event>":
 // [{"matcher": "...", "sequential": bool, "hooks": [{"type": "command",
@@ -95,7 +95,7 @@ func (im *importer) gemini(root gjson.Result) {
 					im.unmapped(hwhere, name, ev, command)
 					continue
 				}
-				if geminiUnset.MatchString(command) {
+				if geminiUnset().MatchString(command) {
 					im.warnf(hwhere, "%q uses $GEMINI_PLANS_DIR, a directory of Gemini CLI's own that noora-hooks does not set", command)
 				}
 				if env := member(h, "env"); env.Exists() {

@@ -4,11 +4,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 )
 
 // plainNames is a matcher made only of names and "|": Claude Code compares
 // those exactly ("Write" is the Write tool, not NotebookWrite).
-var plainNames = regexp.MustCompile(`^[A-Za-z0-9_|]+$`)
+var plainNames = lazy.Regexp(`^[A-Za-z0-9_|]+$`)
 
 // compiled caches matchers' regular expressions (nil: does not compile); a
 // config holds few, and they are asked again on every event. Bounded: past
@@ -33,7 +35,7 @@ func Match(pattern, subject string) bool {
 	if p == "" || p == "*" {
 		return true
 	}
-	if plainNames.MatchString(p) {
+	if plainNames().MatchString(p) {
 		for _, name := range strings.Split(p, "|") {
 			if name == subject {
 				return true
@@ -52,7 +54,7 @@ func Match(pattern, subject string) bool {
 // regular expression Go can run; the importer warns about the others.
 func MatcherCompiles(pattern string) bool {
 	p := strings.TrimSpace(pattern)
-	return p == "" || p == "*" || plainNames.MatchString(p) || compileMatcher(p) != nil
+	return p == "" || p == "*" || plainNames().MatchString(p) || compileMatcher(p) != nil
 }
 
 func compileMatcher(p string) *regexp.Regexp {

@@ -3,12 +3,12 @@ package compat
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -172,10 +172,10 @@ func (r *ToolRule) renameToNoora(input protocol.Object) protocol.Object {
 // names them mcp_<server>_<tool>, with anything but [A-Za-z0-9_] in either
 // part replaced by "_". Going back, a server name that itself holds "_"
 // cannot be told from the tool name: the first "_" ends the server.
-var claudeMCP = regexp.MustCompile(`^mcp__(.+?)__(.+)$`)
+var claudeMCP = lazy.Regexp(`^mcp__(.+?)__(.+)$`)
 
 func nooraMCPName(tool string) (string, bool) {
-	m := claudeMCP.FindStringSubmatch(tool)
+	m := claudeMCP().FindStringSubmatch(tool)
 	if m == nil {
 		return "", false
 	}

@@ -2,21 +2,21 @@ package config
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"gopkg.in/yaml.v3"
 )
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazy.Regexp(`^yaml: line (\d+): (.*)$`)
 
 // syntaxError turns a yaml.v3 error into a *SyntaxError with file:line:col.
 // yaml.v3 reports the line but not the column, so the column is found by
 // parsing ever longer prefixes of that line until the same error appears: the
 // first character that makes the parser fail is where the problem is.
 func syntaxError(path string, data []byte, err error) error {
-	m := yamlLine.FindStringSubmatch(err.Error())
+	m := yamlLine().FindStringSubmatch(err.Error())
 	if m == nil {
 		return &SyntaxError{File: path, Line: 1, Col: 1, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -100,19 +100,19 @@ func ReadScalar(n *yaml.Node) Scalar {
 // PyYAML's implicit resolvers (yaml/resolver.py), in its order. They are
 // anchored; none of them matches what another one does.
 var (
-	yamlBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yamlFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
+	yamlBool  = lazy.Regexp(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	yamlFloat = lazy.Regexp(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?` +
 		`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
 		`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
 		`|[-+]?\.(?:inf|Inf|INF)` +
 		`|\.(?:nan|NaN|NAN))$`)
-	yamlInt = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
+	yamlInt = lazy.Regexp(`^(?:[-+]?0b[0-1_]+` +
 		`|[-+]?0[0-7_]+` +
 		`|[-+]?(?:0|[1-9][0-9_]*)` +
 		`|[-+]?0x[0-9a-fA-F_]+` +
 		`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yamlNull      = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	yamlTimestamp = regexp.MustCompile(`^(?:([0-9]{4})-([0-9]{2})-([0-9]{2})` +
+	yamlNull      = lazy.Regexp(`^(?:~|null|Null|NULL|)$`)
+	yamlTimestamp = lazy.Regexp(`^(?:([0-9]{4})-([0-9]{2})-([0-9]{2})` +
 		`|([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]*)?` +
 		`(?:[ \t]*(?:Z|[-+]([0-9]{1,2})(?::([0-9]{2}))?))?)$`)
 )
@@ -121,17 +121,17 @@ var (
 // PyYAML's SafeLoader does.
 func ResolvePlain(s string) Scalar {
 	switch {
-	case yamlBool.MatchString(s):
+	case yamlBool().MatchString(s):
 		return construct("!!bool", s)
-	case yamlFloat.MatchString(s):
+	case yamlFloat().MatchString(s):
 		return construct("!!float", s)
-	case yamlInt.MatchString(s):
+	case yamlInt().MatchString(s):
 		return construct("!!int", s)
 	case s == "<<":
 		return unloadable(s, "could not determine a constructor for the tag 'tag:yaml.org,2002:merge'")
-	case yamlNull.MatchString(s):
+	case yamlNull().MatchString(s):
 		return Scalar{Kind: KindNull, Text: s}
-	case yamlTimestamp.MatchString(s):
+	case yamlTimestamp().MatchString(s):
 		return construct("!!timestamp", s)
 	case s == "=":
 		return unloadable(s, "could not determine a constructor for the tag 'tag:yaml.org,2002:value'")
@@ -274,7 +274,7 @@ func isRangeError(err error) bool {
 // checkTimestamp is what SafeConstructor.construct_yaml_timestamp refuses:
 // a date or time out of range, which makes Python's datetime raise.
 func checkTimestamp(s string) error {
-	m := yamlTimestamp.FindStringSubmatch(s)
+	m := yamlTimestamp().FindStringSubmatch(s)
 	if m == nil {
 		return fmt.Errorf("%q is not a timestamp", s)
 	}

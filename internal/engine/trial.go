@@ -2,11 +2,11 @@ package engine
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -72,7 +72,7 @@ func (e *Engine) TryEach(ctx context.Context, hooks []config.ShellHook, cwd stri
 }
 
 // toolLike is a matcher alternative that is a plain tool name.
-var toolLike = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+var toolLike = lazy.Regexp(`^[A-Za-z0-9_.:-]+$`)
 
 // TrialTool picks the tool name of a tool event's trial payload: the terminal
 // tool, unless the hook's matcher refuses it and names a tool it accepts.
@@ -82,7 +82,7 @@ func TrialTool(h config.ShellHook) (string, bool) {
 	}
 	for _, alt := range strings.Split(h.Matcher.Source, "|") {
 		alt = strings.TrimSpace(alt)
-		if toolLike.MatchString(alt) && h.Matcher.Match(alt, true) {
+		if toolLike().MatchString(alt) && h.Matcher.Match(alt, true) {
 			return alt, true
 		}
 	}
