@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -577,16 +578,7 @@ func Resolve(homeFlag, configFlag string, getenv func(string) string) (Paths, er
 }
 
 // ExpandTilde expands a leading "~" or "~/" to the user's home directory.
-func ExpandTilde(p string) string {
-	if p != "~" && !strings.HasPrefix(p, "~/") {
-		return p
-	}
-	userHome, err := os.UserHomeDir()
-	if err != nil {
-		return p
-	}
-	return filepath.Join(userHome, p[1:])
-}
+func ExpandTilde(p string) string { return paths.ExpandTilde(p) }
 
 // Allowlist is where approvals are kept.
 func (p Paths) Allowlist() string { return filepath.Join(p.Home, "shell-hooks-allowlist.json") }

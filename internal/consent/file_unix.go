@@ -5,7 +5,6 @@ package consent
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/google/shlex"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 )
 
 // lock takes an exclusive flock on path, creating it, and returns the unlock.
@@ -70,7 +70,7 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 func ScriptMtime(command string) (time.Time, error) {
 	script := config.ExpandTilde(Script(command, shlex.Split))
 	if filepath.Base(script) == script {
-		if p, err := exec.LookPath(script); err == nil {
+		if p, err := runner.LookPath(script, os.Environ()); err == nil {
 			script = p
 		}
 	}
