@@ -31,8 +31,10 @@ type Engine struct {
 
 	// mu guards allow: serve fires events concurrently, and consent may
 	// record approvals while other events read them.
-	mu    sync.Mutex
-	allow *consent.Allowlist
+	mu       sync.Mutex
+	allow    *consent.Allowlist
+	allowErr error // why the allowlist could not be read (engine_consent.go)
+	pending  []consent.Approval
 	// plugins is created on first use (engine_plugins.go).
 	plugins *plugins.Manager
 	// Streams keeps the processes of `stream: true` shell hooks across
@@ -89,7 +91,7 @@ func (e *Engine) Allowlist() *consent.Allowlist {
 // allowlist is Allowlist with e.mu held.
 func (e *Engine) allowlist() *consent.Allowlist {
 	if e.allow == nil {
-		e.allow = e.Store.Load()
+		e.allow, e.allowErr = e.Store.LoadChecked()
 	}
 	return e.allow
 }
@@ -118,30 +120,10 @@ func (e *Engine) Dispatcher() *runner.Dispatcher {
 		return d
 	}
 	d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-	d.Sources = append(d.Sources, &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
+	shell := &runner.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams}
+	d.Sources = append(d.Sources, recordingSource{shell, e})
 	d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 	return d
-}
-
-// consent approves a shell hook found in the allowlist, or approves and records
-// it when an accept channel is on; otherwise the hook is skipped with a warning
-// naming the ways to approve it (SPEC §5).
-func (e *Engine) consent(h config.ShellHook) (bool, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.allowlist().Find(h.Event, h.Command); ok {
-		return true, ""
-	}
-	if e.Accept {
-		a := consent.NewApproval(h.Event, h.Command, e.env.Now())
-		if err := e.Store.Record(a); err != nil {
-			e.env.Warnf("%s hook %q: approved for this run, but the approval was not recorded: %v", h.Event, h.Command, err)
-		}
-		e.allow.Approvals = append(e.allow.Approvals, a)
-		return true, ""
-	}
-	return false, fmt.Sprintf("%s hook %q is not approved and was skipped; approve it with \"noora-hooks approve\", or run with --accept-hooks, NOORA_ACCEPT_HOOKS=1 or hooks_auto_accept: true in %s",
-		h.Event, h.Command, e.Paths.Config)
 }
 
 // Cwd is the working directory hooks run in.

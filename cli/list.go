@@ -205,13 +205,9 @@ func driftText(s hookState) string {
 	return driftFact(s) + `; review it, then run "noora-hooks approve" to approve this version`
 }
 
-// driftFact says what changed: which script, when.
+// driftFact says what changed: another file, other content, a newer mtime.
 func driftFact(s hookState) string {
-	msg := fmt.Sprintf("%s changed since it was approved (modified %s", s.Script, textTime(s.Mtime))
-	if t, ok := storedTime(s.Approval.ScriptMtime); ok {
-		msg += ", approved version from " + textTime(t)
-	}
-	return msg + ")"
+	return s.DriftWhy
 }
 
 // listedShellHook is one shell hook in `list --json`.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/google/shlex"
@@ -50,20 +51,28 @@ type hookState struct {
 	Approval consent.Approval
 	// Script is the token of the command that names its script (SPEC §5).
 	Script string
+	// Binding is the file the script resolves to here, and its content.
+	Binding consent.Binding
 	// Mtime is the script's modification time; zero when it cannot be found.
 	Mtime time.Time
-	// Drift: the script changed since it was approved.
-	Drift bool
+	// Drift: the approval does not cover what would run here (another
+	// file, other content); DriftWhy says how.
+	Drift    bool
+	DriftWhy string
 }
 
-// stateOf looks the hook up in the allowlist and checks its script for drift.
+// stateOf looks the hook up in the allowlist and checks what its command
+// would run from the current directory for drift (SPEC §5).
 func (e *Engine) stateOf(h config.ShellHook) hookState {
 	s := hookState{Hook: h, Script: consent.Script(h.Command, shlex.Split)}
 	s.Approval, s.Approved = e.Allowlist().Find(h.Event, h.Command)
-	if mt, err := consent.ScriptMtime(h.Command); err == nil {
-		s.Mtime = mt
+	cwd, _ := os.Getwd()
+	s.Binding = consent.Bind(h.Command, cwd, e.env.Environ())
+	s.Mtime = s.Binding.Mtime
+	if s.Approved {
+		s.DriftWhy = s.Approval.Drift(s.Binding)
+		s.Drift = s.DriftWhy != ""
 	}
-	s.Drift = s.Approved && !s.Mtime.IsZero() && consent.Drift(s.Approval, s.Mtime)
 	return s
 }
 

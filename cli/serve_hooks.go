@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 
 	"github.com/noora-hooks/noora-hooks/config"
 	"github.com/noora-hooks/noora-hooks/consent"
@@ -27,6 +28,7 @@ func hooksListing(e *Engine, obs *observe.Observers) []byte {
 	}
 	queues := queuesByKey(stats)
 	allow := e.Allowlist()
+	cwd, _ := os.Getwd() // drift as seen from serve's own directory
 	hooks := make([]json.RawMessage, 0, len(e.Config.ShellHooks))
 	for _, h := range e.Config.ShellHooks {
 		matcher := json.RawMessage("null")
@@ -40,9 +42,7 @@ func hooksListing(e *Engine, obs *observe.Observers) []byte {
 			if a.ApprovedAt != "" {
 				approvedAt = protocol.String(a.ApprovedAt)
 			}
-			if mt, err := consent.ScriptMtime(h.Command); err == nil {
-				drift = consent.Drift(a, mt)
-			}
+			drift = a.Drift(consent.Bind(h.Command, cwd, e.env.Environ())) != ""
 		}
 		entry, _ := protocol.Object{
 			{Key: "event", Value: protocol.String(h.Event)},

@@ -5,14 +5,8 @@ package consent
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
-	"time"
-
-	"github.com/google/shlex"
-
-	"github.com/noora-hooks/noora-hooks/config"
 )
 
 // lock takes an exclusive flock on path, creating it, and returns the unlock.
@@ -63,20 +57,4 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 		d.Close()
 	}
 	return nil
-}
-
-// ScriptMtime is the modification time of a command's script (see Script),
-// looked up in PATH when it names no directory.
-func ScriptMtime(command string) (time.Time, error) {
-	script := config.ExpandTilde(Script(command, shlex.Split))
-	if filepath.Base(script) == script {
-		if p, err := exec.LookPath(script); err == nil {
-			script = p
-		}
-	}
-	st, err := os.Stat(script)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return st.ModTime(), nil
 }

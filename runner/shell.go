@@ -18,13 +18,15 @@ import (
 // quotes: the first 400 characters (SPEC §4).
 const MessageLimit = 400
 
-// Consent decides whether a shell hook may run. nil means every hook may.
-type Consent func(h config.ShellHook) (ok bool, why string)
+// Consent decides whether a shell hook may run for call, and says why not
+// (see Verdict). nil means every hook may.
+type Consent func(h config.ShellHook, call Call) (v Verdict, why string)
 
 // ShellSource yields the configured shell hooks of an event, in config order.
 type ShellSource struct {
 	Entries []config.ShellHook
-	// Consent, when set, turns hooks it refuses into skipped results.
+	// Consent, when set, turns hooks it refuses into skipped results, or
+	// blocks for the gates it closes.
 	Consent Consent
 	// Dialects speak the protocols that entries name in `dialect:` (SPEC
 	// §11), by name. An entry whose dialect is missing here is skipped with a
@@ -95,8 +97,8 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 			continue
 		}
 		if s.Consent != nil {
-			if ok, why := s.Consent(h); !ok {
-				out = append(out, Skipped{Info: HookInfo{Source: "shell", Name: h.Command}, Why: why})
+			if v, why := s.Consent(h, call); v != Allow {
+				out = append(out, refused(h, v, why))
 				continue
 			}
 		}

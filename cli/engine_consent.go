@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/runner"
+)
+
+// consent decides whether a shell hook runs for call (SPEC §5). It runs when
+// its (event, command) pair is approved and the approval covers the file the
+// command would run here, with its content now; or, when an accept channel is
+// on, it is approved (recorded once the source has yielded every hook of the
+// call: recordingSource). A broken allowlist or an approval that no longer
+// covers what would run closes a fail_closed gate; anything else that is not
+// approved is skipped with a warning naming the ways to approve it.
+func (e *Engine) consent(h config.ShellHook, call runner.Call) (runner.Verdict, string) {
+	b := consent.Bind(h.Command, call.Cwd, call.Env)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	allow := e.allowlist()
+	drift := ""
+	if a, ok := allow.Find(h.Event, h.Command); ok {
+		if drift = a.Drift(b); drift == "" {
+			return runner.Allow, ""
+		}
+	}
+	if e.Accept {
+		a := consent.NewApproval(h.Event, h.Command, b, e.env.Now())
+		allow.Add(a)
+		e.pending = append(e.pending, a)
+		return runner.Allow, ""
+	}
+	switch {
+	case e.allowErr != nil && h.FailClosed:
+		return runner.Close, fmt.Sprintf("consent cannot be checked: %v", e.allowErr)
+	case drift != "":
+		return runner.Close, fmt.Sprintf("its approval does not cover what would run: %s; review it, then run \"noora-hooks approve\"", drift)
+	}
+	return runner.Skip, fmt.Sprintf("%s hook %q is not approved and was skipped; approve it with \"noora-hooks approve\", or run with --accept-hooks, NOORA_ACCEPT_HOOKS=1 or hooks_auto_accept: true in %s",
+		h.Event, h.Command, e.Paths.Config)
+}
+
+// recordPending writes the approvals the accept channels made, all in one
+// locked write of the allowlist (10,000 new hooks are one write, not 10,000).
+func (e *Engine) recordPending() {
+	e.mu.Lock()
+	pending := e.pending
+	e.pending = nil
+	e.mu.Unlock()
+	if len(pending) == 0 {
+		return
+	}
+	if err := e.Store.Record(pending...); err != nil {
+		e.env.Warnf("%s approved for this run, but not recorded: %v", plural(len(pending), "shell hook was", "shell hooks were"), err)
+	}
+}
+
+// recordingSource records the approvals its shell source's consent made as
+// soon as the source has yielded the call's hooks, before any of them runs.
+type recordingSource struct {
+	*runner.ShellSource
+	e *Engine
+}
+
+// Hooks implements runner.Source.
+func (s recordingSource) Hooks(call runner.Call) []runner.Hook {
+	hooks := s.ShellSource.Hooks(call)
+	s.e.recordPending()
+	return hooks
+}
