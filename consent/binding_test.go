@@ -46,9 +46,9 @@ func TestBindingDrift(t *testing.T) {
 			command:  "./hooks/guard.sh", cwd: projA,
 		},
 		{
-			name:      "the same relative command in another project is another file",
-			approval:  func() Approval { return approve("./hooks/guard.sh", projA) },
-			command:   "./hooks/guard.sh", cwd: projB,
+			name:     "the same relative command in another project is another file",
+			approval: func() Approval { return approve("./hooks/guard.sh", projA) },
+			command:  "./hooks/guard.sh", cwd: projB,
 			wantDrift: "is another file here",
 		},
 		{
