@@ -45,7 +45,7 @@ func Bind(command, cwd string, env []string) Binding {
 	if err != nil || len(tokens) == 0 {
 		tokens = strings.Fields(command)
 	}
-	b := Binding{Script: Script(command, shlex.Split)}
+	b := Binding{Script: Script(command, func(string) ([]string, error) { return tokens, nil })}
 	if b.Script == "" {
 		b.Err = fmt.Errorf("command %q names no script", command)
 		return b
