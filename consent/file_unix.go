@@ -26,8 +26,13 @@ func lock(path string) (func(), error) {
 }
 
 // writeAtomic replaces path with data: temp file in the same directory, fsync,
-// rename, fsync of the directory. Readers see the old file or the new one.
+// rename, fsync of the directory. Readers see the old file or the new one. A
+// symbolic link is written through: its target is replaced, the link stays.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	path, err := linkTarget(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
