@@ -93,6 +93,7 @@ type kongExit int
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) (code int) {
 	var root CLI
+	noArgs := len(args) == 0
 	parser, err := kong.New(&root,
 		kong.Name("noora-hooks"),
 		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),
@@ -101,6 +102,7 @@ func Main(args []string, env *Env) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": Version},
 		kong.Bind(env),
+		kong.NamedMapper("path", pathMapper(env.Getenv)),
 	)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
@@ -113,10 +115,15 @@ func Main(args []string, env *Env) (code int) {
 				panic(r)
 			}
 			code = int(c)
+			if noArgs {
+				code = 2
+			}
 		}
 	}()
 	completeIfAsked(parser, env)
-	if len(args) == 0 {
+	if noArgs {
+		// No command is bad usage (SPEC §6): the help goes to stderr, exit 2.
+		parser.Stdout = env.Stderr
 		args = []string{"--help"}
 	}
 	ctx, err := parser.Parse(args)

@@ -159,8 +159,14 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		ch.Message = err.Error()
 		return ch
 	}
-	_, err = runner.LookPath(argv[0], environ)
+	path, err := runner.LookPath(argv[0], environ)
+	if err == nil {
+		err = runner.ShebangProblem(path, environ)
+	}
 	switch {
+	case errors.Is(err, runner.ErrInterpreter):
+		ch.Message = err.Error()
+		return ch
 	case errors.Is(err, runner.ErrNotFound):
 		ch.Message = fmt.Sprintf("%s not found", argv[0])
 		if strings.Contains(argv[0], "/") && !strings.HasPrefix(argv[0], "/") {
@@ -183,8 +189,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		return ch
 	}
 	// An interpreter runs the script: reading it is enough.
-	path := config.ExpandTilde(script)
-	f, err := os.Open(path)
+	f, err := os.Open(config.ExpandTilde(script))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		ch.Message = fmt.Sprintf("%s runs %s, which does not exist", argv[0], script)

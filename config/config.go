@@ -357,6 +357,11 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		src := ""
 		if matcher.Kind == yaml.ScalarNode && !isNullNode(matcher) {
 			src = strings.TrimSpace(matcher.Value)
+			if src == "*" && h.Dialect == "" {
+				// Claude Code's habit: "*" (like a blank) matches every
+				// tool; as a pattern it would not even compile (SPEC §2).
+				src = ""
+			}
 		} else if !isNullNode(matcher) {
 			c.warn(matcher, "%s: matcher must be a string; ignored", where)
 		}

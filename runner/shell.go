@@ -241,7 +241,11 @@ func (h *ShellHook) read(res Result, call Call, out Outcome) Result {
 		if errors.Is(out.Err, ErrNotFound) {
 			reason = "program not found: " + strings.TrimPrefix(out.Err.Error(), ErrNotFound.Error()+": ")
 		}
-		return h.failed(res, reason, "cannot start: "+out.Err.Error())
+		warning := "cannot start: " + out.Err.Error()
+		if errors.Is(out.Err, ErrInterpreter) {
+			warning = out.Err.Error()
+		}
+		return h.failed(res, reason, warning)
 	case TimedOut:
 		res.Status = StatusTimeout
 		secs := int(h.Config.Timeout / time.Second)
