@@ -32,7 +32,7 @@ func (DoctorCmd) Help() string {
   drift     its script did not change since it was approved
   run       approved hooks only: a run on the event's synthetic payload
             exits 0 (2, a block, on pre_tool_call) with empty stdout or
-            valid JSON within its timeout
+            valid JSON within its timeout; never in safe mode
 Config warnings and a broken allowlist count as issues too. Exit 1 when there is any issue.`
 }
 
@@ -105,6 +105,8 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 		program := checkProgram(h, env.Environ())
 		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
 		switch {
+		case eng.SafeMode:
+			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
 		case !s.Approved && !eng.Accept:
 			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
 		case program.Status != checkOK:

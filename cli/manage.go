@@ -41,8 +41,12 @@ func loadManaged(g *Globals, env *Env) (*Engine, error) {
 	return eng, nil
 }
 
-// safeModeNote is printed on stderr by the commands that show hooks in safe mode.
-const safeModeNote = "NOORA_SAFE_MODE is on: exec registers no shell hook, plugin or outbound webhook, so none of these run for the agent"
+// safeModeNote is printed on stderr, once, by the commands that show or would
+// run hooks in safe mode: safe mode runs nothing, anywhere.
+const safeModeNote = "NOORA_SAFE_MODE is on: no shell hook, plugin, gateway hook or outbound webhook runs, in exec, serve, test, doctor or gateway emit"
+
+// safeModeNotRun is what a report says about a hook safe mode did not run.
+const safeModeNotRun = "not run: NOORA_SAFE_MODE is on"
 
 // hookState is what consent knows about one configured shell hook.
 type hookState struct {

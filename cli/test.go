@@ -67,7 +67,11 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 			unmatched = append(unmatched, h)
 			continue
 		}
-		hooks = append(hooks, eng.shellHook(h))
+		if eng.SafeMode {
+			hooks = append(hooks, runner.Skipped{Info: runner.HookInfo{Source: "shell", Name: h.Command}, Why: safeModeNotRun})
+		} else {
+			hooks = append(hooks, eng.shellHook(h))
+		}
 		states = append(states, eng.stateOf(h))
 	}
 	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
