@@ -84,7 +84,7 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 			return jerr
 		}
 	} else {
-		printApproveSummary(env.Stdout, eng, already, pending)
+		printApproveSummary(printableWriter{env.Stdout}, eng, already, pending)
 	}
 	return err
 }

@@ -94,6 +94,10 @@ type kongExit int
 func Main(args []string, env *Env) (code int) {
 	var root CLI
 	noArgs := len(args) == 0
+	// stderr is read by a human: escape what a terminal would act on.
+	human := *env
+	human.Stderr = printableWriter{env.Stderr}
+	env = &human
 	parser, err := kong.New(&root,
 		kong.Name("noora-hooks"),
 		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),

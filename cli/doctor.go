@@ -144,7 +144,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 			return err
 		}
 	} else {
-		printDoctor(env.Stdout, rep)
+		printDoctor(printableWriter{env.Stdout}, rep)
 	}
 	if rep.Issues > 0 {
 		return &exitError{code: 1, err: errReported}

@@ -102,7 +102,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		return writeJSON(env.Stdout, out)
 	}
 
-	w := env.Stdout
+	w := printableWriter{env.Stdout} // for a human: escaped
 	if total == 0 {
 		fmt.Fprintln(w, noHooksMessage(eng))
 		return nil
