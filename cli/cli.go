@@ -58,6 +58,9 @@ type Env struct {
 	// Warn, when set, receives each warning instead of stderr: doctor
 	// reports them as issues.
 	Warn func(msg string)
+	// reportUnsafe: files refused for their permissions are reported as
+	// warnings rather than stopping the command (doctor).
+	reportUnsafe bool
 }
 
 // Warnf prints a warning on stderr.

@@ -78,10 +78,12 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// issue of the report, not only a line on stderr.
 	capture := *env
 	capture.Warn = func(msg string) { rep.ConfigIssues = append(rep.ConfigIssues, msg) }
+	capture.reportUnsafe = true
 	eng, err := loadManaged(g, &capture)
 	if err != nil {
 		return err
 	}
+	checkTokenFile(&capture)
 	rep.Config, rep.SafeMode = eng.Paths.Config, eng.SafeMode
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
@@ -103,6 +105,13 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 			d.Matcher = &h.Matcher.Source
 		}
 		program := checkProgram(h, env.Environ())
+		if p := config.CheckWritable("hook script", s.Binding.Path); program.Status == checkOK && s.Binding.Path != "" && p != nil {
+			if p.Refused {
+				program.Status, program.Message = checkIssue, p.Error()
+			} else {
+				program.Message += "; warning: " + p.Error()
+			}
+		}
 		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
 		switch {
 		case eng.SafeMode:

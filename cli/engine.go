@@ -65,6 +65,9 @@ func LoadEngine(g *Globals, env *Env) (*Engine, error) {
 		e.Config = &config.Config{Path: paths.Config, Concurrency: config.DefaultConcurrency}
 		return e, nil
 	}
+	if err := checkHomePermissions(paths, env); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(paths.Config)
 	if err != nil {
 		var se *config.SyntaxError

@@ -17,6 +17,15 @@ import (
 // approved is skipped with a warning naming the ways to approve it.
 func (e *Engine) consent(h config.ShellHook, call runner.Call) (runner.Verdict, string) {
 	b := consent.Bind(h.Command, call.Cwd, call.Env)
+	if b.Path != "" {
+		// Whoever can write the script decides what runs (SPEC §1).
+		if p := config.CheckWritable("hook script", b.Path); p != nil {
+			if p.Refused {
+				return runner.Close, p.Error()
+			}
+			e.env.Warnf("%s hook %q: %s", h.Event, h.Command, p)
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	allow := e.allowlist()
