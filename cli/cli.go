@@ -25,7 +25,7 @@ var Version = "0.1.0-dev"
 type Globals struct {
 	Home        string `help:"Noora home directory (default: $NOORA_HOME, else ~/.noora)." placeholder:"DIR" type:"path"`
 	Config      string `help:"Config file (default: <home>/config.yaml)." placeholder:"FILE" type:"path"`
-	AcceptHooks bool   `help:"Approve every configured shell hook without asking, and record the approvals."`
+	AcceptHooks bool   `help:"Approve without asking, and record, each shell hook that fires (exec, serve) or is pending (approve)."`
 }
 
 // CLI is the command tree.

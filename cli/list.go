@@ -226,7 +226,12 @@ type listedShellHook struct {
 	ScriptMtime           *string `json:"script_mtime"`
 	ScriptMtimeAtApproval *string `json:"script_mtime_at_approval"`
 	Drift                 bool    `json:"drift"`
-	Line                  int     `json:"line"`
+	// DriftReason says how the approval no longer covers what would run;
+	// null without drift. ScriptPath is the file the script resolves to
+	// from here; null when there is none.
+	DriftReason *string `json:"drift_reason"`
+	ScriptPath  *string `json:"script_path"`
+	Line        int     `json:"line"`
 	// Queue is the hook's queue of streaming events in a running serve;
 	// null without one (or before its first such event).
 	Queue *queueCounts `json:"queue"`
@@ -240,6 +245,12 @@ func listedShellHookOf(s hookState) listedShellHook {
 	}
 	if h.Matcher != nil {
 		out.Matcher = &h.Matcher.Source
+	}
+	if s.Drift {
+		out.DriftReason = &s.DriftWhy
+	}
+	if s.Binding.Path != "" {
+		out.ScriptPath = &s.Binding.Path
 	}
 	if s.Approved {
 		out.ApprovedAt = jsonStored(s.Approval.ApprovedAt)
