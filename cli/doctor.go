@@ -243,6 +243,8 @@ func checkDrift(s hookState) check {
 		ch.Status, ch.Message = checkSkipped, fmt.Sprintf("%s not found, nothing to compare", s.Script)
 	case s.Drift:
 		ch.Status, ch.Message = checkIssue, driftText(s)
+	case s.Approval.ScriptSHA256 == "":
+		ch.Message = fmt.Sprintf("%s not modified since approval (an older approval: only its mtime is compared; approving the pair again binds it to the file and its content)", s.Script)
 	default:
 		ch.Message = fmt.Sprintf("%s unchanged since approval", s.Script)
 	}
