@@ -96,7 +96,9 @@ type kongExit int
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) (code int) {
 	var root CLI
-	noArgs := len(args) == 0
+	// No arguments is bad usage, unless a shell asks for completions (it
+	// runs us without arguments, COMP_LINE set).
+	noArgs := len(args) == 0 && env.Getenv("COMP_LINE") == ""
 	// stderr is read by a human: escape what a terminal would act on.
 	human := *env
 	human.Stderr = printableWriter{env.Stderr}
