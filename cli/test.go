@@ -67,12 +67,17 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 			unmatched = append(unmatched, h)
 			continue
 		}
-		if eng.SafeMode {
-			hooks = append(hooks, runner.Skipped{Info: runner.HookInfo{Source: "shell", Name: h.Command}, Why: safeModeNotRun})
-		} else {
+		st := eng.stateOf(h)
+		unsafe := config.CheckWritable("hook script", st.Binding.Path)
+		switch info := (runner.HookInfo{Source: "shell", Name: h.Command}); {
+		case eng.SafeMode:
+			hooks = append(hooks, runner.Skipped{Info: info, Why: safeModeNotRun})
+		case st.Binding.Path != "" && unsafe != nil && unsafe.Refused:
+			hooks = append(hooks, runner.Skipped{Info: info, Why: "not run: " + unsafe.Error()})
+		default:
 			hooks = append(hooks, eng.shellHook(h))
 		}
-		states = append(states, eng.stateOf(h))
+		states = append(states, st)
 	}
 	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
 	ctx, stop := signalContext()
