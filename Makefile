@@ -35,6 +35,7 @@ bench:
 	$(GO) test -run='^$$' -bench=. -benchtime=20x -count=1 ./plugins/ ./outbound/ ./runner/
 	$(GO) test -run='^$$' -bench=. -count=1 ./observe/
 	$(GO) test -run='^$$' -bench=ServeStreamDeltas -benchtime=100000x -count=1 .
+	$(GO) test -run='^$$' -bench=AcceptManyNewHooks -benchtime=3x -count=1 ./cli/
 
 ## fuzz: each fuzz target for FUZZTIME.
 fuzz:

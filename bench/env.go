@@ -119,7 +119,8 @@ func (e *Env) Home(configYAML string) (string, error) {
 	}
 	var approvals []consent.Approval
 	for _, h := range cfg.ShellHooks {
-		approvals = append(approvals, consent.NewApproval(h.Event, h.Command, time.Now()))
+		b := consent.Bind(h.Command, filepath.Join(home, "work"), os.Environ()) // exec runs there
+		approvals = append(approvals, consent.NewApproval(h.Event, h.Command, b, time.Now()))
 	}
 	if len(approvals) > 0 {
 		store := consent.Store{Path: config.Paths{Home: home}.Allowlist()}

@@ -66,7 +66,7 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 	case c.Yes || g.AcceptHooks:
 		records := make([]consent.Approval, len(pending))
 		for i, p := range pending {
-			records[i] = consent.NewApproval(p.Hook.Event, p.Hook.Command, env.Now())
+			records[i] = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
 		}
 		if err := eng.Store.Record(records...); err != nil {
 			return err
@@ -85,7 +85,7 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 			return jerr
 		}
 	} else {
-		printApproveSummary(env.Stdout, eng, already, pending)
+		printApproveSummary(printableWriter{env.Stdout}, eng, already, pending)
 	}
 	return err
 }
@@ -135,7 +135,7 @@ func (c *ApproveCmd) ask(eng *engine.Engine, env *Env, pending []*pendingPair) e
 		}
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
-			p.Record = consent.NewApproval(p.Hook.Event, p.Hook.Command, env.Now())
+			p.Record = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
 			if err := eng.Store.Record(p.Record); err != nil {
 				return err
 			}

@@ -25,7 +25,7 @@ var Version = "0.1.0-dev"
 type Globals struct {
 	Home        string `help:"Noora home directory (default: $NOORA_HOME, else ~/.noora)." placeholder:"DIR" type:"path"`
 	Config      string `help:"Config file (default: <home>/config.yaml)." placeholder:"FILE" type:"path"`
-	AcceptHooks bool   `help:"Approve every configured shell hook without asking, and record the approvals."`
+	AcceptHooks bool   `help:"Approve without asking, and record, each shell hook that fires (exec, serve) or is pending (approve)."`
 }
 
 // ExecCommand is `exec`, the command hosts run for every event. It is its own
@@ -72,6 +72,9 @@ type Env struct {
 	// Warn, when set, receives each warning instead of stderr: doctor
 	// reports them as issues.
 	Warn func(msg string)
+	// reportUnsafe: files refused for their permissions are reported as
+	// warnings rather than stopping the command (doctor).
+	reportUnsafe bool
 }
 
 // Warnf prints a warning on stderr.
@@ -113,6 +116,13 @@ func Main(args []string, env *Env) (code int) {
 		var exec execCLI
 		tree, globals = &exec, &exec.Globals
 	}
+	// No arguments is bad usage, unless a shell asks for completions (it
+	// runs us without arguments, COMP_LINE set).
+	noArgs := len(args) == 0 && env.Getenv("COMP_LINE") == ""
+	// stderr is read by a human: escape what a terminal would act on.
+	human := *env
+	human.Stderr = printableWriter{env.Stderr}
+	env = &human
 	parser, err := kong.New(tree,
 		kong.Name("noora-hooks"),
 		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),
@@ -121,6 +131,7 @@ func Main(args []string, env *Env) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": Version},
 		kong.Bind(env),
+		kong.NamedMapper("path", pathMapper(env.Getenv)),
 	)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
@@ -133,10 +144,15 @@ func Main(args []string, env *Env) (code int) {
 				panic(r)
 			}
 			code = int(c)
+			if noArgs {
+				code = 2
+			}
 		}
 	}()
 	completeIfAsked(parser, env)
-	if len(args) == 0 {
+	if noArgs {
+		// No command is bad usage (SPEC §6): the help goes to stderr, exit 2.
+		parser.Stdout = env.Stderr
 		args = []string{"--help"}
 	}
 	ctx, err := parser.Parse(args)

@@ -33,7 +33,7 @@ func (DoctorCmd) Help() string {
   drift     its script did not change since it was approved
   run       approved hooks only: a run on the event's synthetic payload
             exits 0 (2, a block, on pre_tool_call) with empty stdout or
-            valid JSON within its timeout
+            valid JSON within its timeout; never in safe mode
 Config warnings and a broken allowlist count as issues too. Exit 1 when there is any issue.`
 }
 
@@ -79,10 +79,12 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// issue of the report, not only a line on stderr.
 	capture := *env
 	capture.Warn = func(msg string) { rep.ConfigIssues = append(rep.ConfigIssues, msg) }
+	capture.reportUnsafe = true
 	eng, err := loadManaged(g, &capture)
 	if err != nil {
 		return err
 	}
+	checkTokenFile(&capture)
 	rep.Config, rep.SafeMode = eng.Paths.Config, eng.SafeMode
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
@@ -104,8 +106,17 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 			d.Matcher = &h.Matcher.Source
 		}
 		program := checkProgram(h, env.Environ())
+		if p := config.CheckWritable("hook script", s.Binding.Path); program.Status == checkOK && s.Binding.Path != "" && p != nil {
+			if p.Refused {
+				program.Status, program.Message = checkIssue, p.Error()
+			} else {
+				program.Message += "; warning: " + p.Error()
+			}
+		}
 		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
 		switch {
+		case eng.SafeMode:
+			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
 		case !s.Approved && !eng.Accept:
 			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
 		case program.Status != checkOK:
@@ -138,7 +149,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 			return err
 		}
 	} else {
-		printDoctor(env.Stdout, rep)
+		printDoctor(printableWriter{env.Stdout}, rep)
 	}
 	if rep.Issues > 0 {
 		return &exitError{code: 1, err: errReported}
@@ -155,8 +166,14 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		ch.Message = err.Error()
 		return ch
 	}
-	_, err = runner.LookPath(argv[0], environ)
+	path, err := runner.LookPath(argv[0], environ)
+	if err == nil {
+		err = runner.ShebangProblem(path, environ)
+	}
 	switch {
+	case errors.Is(err, runner.ErrInterpreter):
+		ch.Message = err.Error()
+		return ch
 	case errors.Is(err, runner.ErrNotFound):
 		ch.Message = fmt.Sprintf("%s not found", argv[0])
 		if strings.Contains(argv[0], "/") && !strings.HasPrefix(argv[0], "/") {
@@ -179,8 +196,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		return ch
 	}
 	// An interpreter runs the script: reading it is enough.
-	path := config.ExpandTilde(script)
-	f, err := os.Open(path)
+	f, err := os.Open(config.ExpandTilde(script))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		ch.Message = fmt.Sprintf("%s runs %s, which does not exist", argv[0], script)
@@ -223,6 +239,8 @@ func checkDrift(s engine.HookState) check {
 		ch.Status, ch.Message = checkSkipped, fmt.Sprintf("%s not found, nothing to compare", s.Script)
 	case s.Drift:
 		ch.Status, ch.Message = checkIssue, driftText(s)
+	case s.Approval.ScriptSHA256 == "":
+		ch.Message = fmt.Sprintf("%s not modified since approval (an older approval: only its mtime is compared; approving the pair again binds it to the file and its content)", s.Script)
 	default:
 		ch.Message = fmt.Sprintf("%s unchanged since approval", s.Script)
 	}

@@ -49,6 +49,15 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if config.Truthy(env.Getenv("NOORA_SAFE_MODE")) {
+		// Safe mode runs nothing (SPEC §1): no handler, not even detached.
+		env.Warnf("%s", safeModeNote)
+		if c.Background {
+			return nil
+		}
+		_, err = env.Stdout.Write([]byte("[]\n"))
+		return err
+	}
 	if c.Background {
 		stdin, _ := kw.MarshalJSON()
 		if err := detachSelf(g, paths, []string{"gateway", "emit", c.Event}, stdin, cwd, "gateway.log", env); err != nil {

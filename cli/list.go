@@ -94,7 +94,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		return writeJSON(env.Stdout, out)
 	}
 
-	w := env.Stdout
+	w := printableWriter{env.Stdout} // for a human: escaped
 	if total == 0 {
 		fmt.Fprintln(w, noHooksMessage(eng))
 		return nil
@@ -197,11 +197,7 @@ func driftText(s engine.HookState) string {
 	return driftFact(s) + `; review it, then run "noora-hooks approve" to approve this version`
 }
 
-// driftFact says what changed: which script, when.
+// driftFact says what changed: another file, other content, a newer mtime.
 func driftFact(s engine.HookState) string {
-	msg := fmt.Sprintf("%s changed since it was approved (modified %s", s.Script, textTime(s.Mtime))
-	if t, ok := storedTime(s.Approval.ScriptMtime); ok {
-		msg += ", approved version from " + textTime(t)
-	}
-	return msg + ")"
+	return s.DriftWhy
 }

@@ -19,7 +19,7 @@ var stderrMu sync.Mutex
 // engineOptions are the engine's options for this command line and process.
 func engineOptions(g *Globals, env *Env) engine.Options {
 	return engine.Options{
-		Home: g.Home, Config: g.Config, AcceptHooks: g.AcceptHooks,
+		Home: g.Home, Config: g.Config, AcceptHooks: g.AcceptHooks, ReportUnsafe: env.reportUnsafe,
 		Getenv: env.Getenv, Environ: env.Environ, Now: env.Now,
 		Warn: func(msg string) { env.Warnf("%s", msg) },
 		PluginLog: func(plugin, line string) {
@@ -47,14 +47,22 @@ func loadManaged(g *Globals, env *Env) (*engine.Engine, error) {
 func load(opts engine.Options) (*engine.Engine, error) {
 	eng, err := engine.Load(opts)
 	var se *config.SyntaxError
-	if errors.As(err, &se) {
+	var pp *config.PermissionProblem
+	switch {
+	case errors.As(err, &se):
 		return nil, &exitError{code: 1, err: se}
+	case errors.As(err, &pp):
+		return nil, &exitError{code: 1, err: pp}
 	}
 	return eng, err
 }
 
-// safeModeNote is printed on stderr by the commands that show hooks in safe mode.
-const safeModeNote = "NOORA_SAFE_MODE is on: exec registers no shell hook, plugin or outbound webhook, so none of these run for the agent"
+// safeModeNote is printed on stderr, once, by the commands that show or would
+// run hooks in safe mode: safe mode runs nothing, anywhere.
+const safeModeNote = "NOORA_SAFE_MODE is on: no shell hook, plugin, gateway hook or outbound webhook runs, in exec, serve, test, doctor or gateway emit"
+
+// safeModeNotRun is what a report says about a hook safe mode did not run.
+const safeModeNotRun = engine.SafeModeNotRun
 
 // Cwd is the working directory hooks run in.
 func Cwd() (string, error) {

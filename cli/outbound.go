@@ -383,7 +383,7 @@ func (c *OutboundTestCmd) Run(g *Globals, env *Env) error {
 		}{t.Name, t.URL, event, d.ID, signed, attemptOf(a), shellhook.Excerpt(string(a.Body))})
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 	} else {
-		printTest(env.Stdout, t, d, signed, a)
+		printTest(printableWriter{env.Stdout}, t, d, signed, a)
 	}
 	if !a.OK() {
 		return &exitError{code: 1, err: fmt.Errorf("outbound target %q did not accept the test delivery: %s", t.Name, a)}

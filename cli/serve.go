@@ -73,6 +73,11 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	if addr.Network == "tcp" && token == "" {
 		return usageError("serving on %s needs a bearer token: put one in a file only you can read and pass --token-file FILE (or set NOORA_HOOKS_TOKEN_FILE)", addr)
 	}
+	if addr.Network == "tcp" {
+		if p := config.CheckToken(tokenFile, token); p != nil {
+			return &exitError{code: 1, err: p}
+		}
+	}
 	cwd, err := Cwd()
 	if err != nil {
 		return err

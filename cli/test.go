@@ -61,7 +61,7 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	if c.JSON {
 		return writeJSON(env.Stdout, testReportOf(c, eng, payload, states, results, unmatched, combined))
 	}
-	w := env.Stdout
+	w := printableWriter{env.Stdout} // for a human: escaped
 	fmt.Fprintf(w, "Event:   %s\n", event.Name)
 	b, _ := payload.MarshalJSON()
 	fmt.Fprintf(w, "Payload: %s\n", b)

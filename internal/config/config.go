@@ -375,6 +375,11 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		switch m := ReadScalar(matcher); m.Kind {
 		case KindString:
 			src = protocol.PyStrip(m.Text)
+			if src == "*" && h.Dialect == "" {
+				// Claude Code's habit: "*" (like a blank) matches every
+				// tool; as a pattern it would not even compile (SPEC §2).
+				src = ""
+			}
 		case KindNull:
 		default:
 			c.warn(matcher, "%s: matcher must be a string, got %s; ignored, so the hook runs for every tool (quote it to match by it)", where, m.Describe())

@@ -30,6 +30,11 @@ type Approval struct {
 	// written by hand.
 	ApprovedAt  string
 	ScriptMtime string
+	// ScriptPath and ScriptSHA256 bind the approval to one file and its
+	// content (see Binding); empty in entries written by hand or before
+	// approvals were bound, which the next approval of the pair upgrades.
+	ScriptPath   string
+	ScriptSHA256 string
 	// other keeps members we do not know, so a rewrite loses nothing.
 	other protocol.Object
 }
@@ -46,6 +51,12 @@ func (a Approval) MarshalJSON() ([]byte, error) {
 	if a.ScriptMtime != "" {
 		o = append(o, protocol.Field{Key: "script_mtime_at_approval", Value: protocol.String(a.ScriptMtime)})
 	}
+	if a.ScriptPath != "" {
+		o = append(o, protocol.Field{Key: "script_path", Value: protocol.String(a.ScriptPath)})
+	}
+	if a.ScriptSHA256 != "" {
+		o = append(o, protocol.Field{Key: "script_sha256", Value: protocol.String(a.ScriptSHA256)})
+	}
 	return append(o, a.other...).MarshalJSON()
 }
 
@@ -56,16 +67,49 @@ type Allowlist struct {
 	// than "approvals", written back untouched.
 	foreign []gjson.Result
 	other   protocol.Object
+	// index maps a pair to its position in Approvals; built on first use
+	// and kept current by Add, so that 10,000 hooks do not scan 10,000
+	// entries each.
+	index   map[pair]int
+	indexed int // len(Approvals) when index was built
 }
+
+type pair struct{ event, command string }
 
 // Find returns the approval of the exact (event, command) pair.
 func (l *Allowlist) Find(event, command string) (Approval, bool) {
-	for _, a := range l.Approvals {
-		if a.Event == event && a.Command == command {
-			return a, true
-		}
+	l.buildIndex()
+	if i, ok := l.index[pair{event, command}]; ok {
+		return l.Approvals[i], true
 	}
 	return Approval{}, false
+}
+
+func (l *Allowlist) buildIndex() {
+	if l.index != nil && l.indexed == len(l.Approvals) {
+		return
+	}
+	l.index, l.indexed = make(map[pair]int, len(l.Approvals)), len(l.Approvals)
+	for i, a := range l.Approvals {
+		if _, dup := l.index[pair{a.Event, a.Command}]; !dup {
+			l.index[pair{a.Event, a.Command}] = i
+		}
+	}
+}
+
+// Add records a, replacing the earlier entry of the same pair (whose
+// members we do not know are kept).
+func (l *Allowlist) Add(a Approval) {
+	l.buildIndex()
+	k := pair{a.Event, a.Command}
+	if i, ok := l.index[k]; ok {
+		a.other = l.Approvals[i].other
+		l.Approvals[i] = a
+		return
+	}
+	l.index[k] = len(l.Approvals)
+	l.Approvals = append(l.Approvals, a)
+	l.indexed = len(l.Approvals)
 }
 
 // ErrBroken marks an allowlist file that is not the expected JSON.
@@ -110,6 +154,10 @@ func Parse(data []byte) (*Allowlist, error) {
 				a.ApprovedAt = v.String()
 			case "script_mtime_at_approval":
 				a.ScriptMtime = v.String()
+			case "script_path":
+				a.ScriptPath = v.String()
+			case "script_sha256":
+				a.ScriptSHA256 = v.String()
 			default:
 				a.other = append(a.other, protocol.Field{Key: k.String(), Value: []byte(v.Raw)})
 			}
@@ -171,12 +219,20 @@ func (s Store) warn(format string, args ...any) {
 // Load reads the allowlist. A missing file is empty; a broken one reads as
 // empty with a warning (SPEC §5).
 func (s Store) Load() *Allowlist {
+	l, _ := s.LoadChecked()
+	return l
+}
+
+// LoadChecked is Load that also returns why the file could not be read: a
+// fail_closed gate cannot be checked against it, so it is closed (SPEC §5).
+// The allowlist it returns is never nil.
+func (s Store) LoadChecked() (*Allowlist, error) {
 	l, err := s.read()
 	if err != nil {
-		s.warn("%v; no shell hook counts as approved until it is fixed", err)
-		return &Allowlist{}
+		s.warn("%v; no shell hook counts as approved, and every fail_closed gate blocks, until it is fixed", err)
+		return &Allowlist{}, err
 	}
-	return l
+	return l, nil
 }
 
 func (s Store) read() (*Allowlist, error) {
@@ -236,18 +292,7 @@ func (s Store) Update(change func(*Allowlist) error) error {
 func (s Store) Record(approvals ...Approval) error {
 	return s.Update(func(l *Allowlist) error {
 		for _, a := range approvals {
-			replaced := false
-			for i := range l.Approvals {
-				if l.Approvals[i].Event == a.Event && l.Approvals[i].Command == a.Command {
-					a.other = l.Approvals[i].other
-					l.Approvals[i] = a
-					replaced = true
-					break
-				}
-			}
-			if !replaced {
-				l.Approvals = append(l.Approvals, a)
-			}
+			l.Add(a)
 		}
 		return nil
 	})
@@ -277,7 +322,7 @@ func (s Store) RevokeEntries(command string) ([]Approval, error) {
 		if len(removed) == 0 {
 			return errUnchanged
 		}
-		l.Approvals = kept
+		l.Approvals, l.index = kept, nil
 		return nil
 	})
 	if errors.Is(err, errUnchanged) {
@@ -289,12 +334,15 @@ func (s Store) RevokeEntries(command string) ([]Approval, error) {
 // errUnchanged stops an Update that has nothing to write.
 var errUnchanged = errors.New("allowlist unchanged")
 
-// NewApproval makes the record of approving (event, command) now, with the
-// script's modification time.
-func NewApproval(event, command string, now time.Time) Approval {
+// NewApproval makes the record of approving (event, command) now, bound to
+// the file and content of b.
+func NewApproval(event, command string, b Binding, now time.Time) Approval {
 	a := Approval{Event: event, Command: command, ApprovedAt: now.UTC().Format(time.RFC3339)}
-	if mt, err := ScriptMtime(command); err == nil {
-		a.ScriptMtime = mt.UTC().Format(time.RFC3339Nano)
+	if !b.Mtime.IsZero() {
+		a.ScriptMtime = b.Mtime.UTC().Format(time.RFC3339Nano)
+	}
+	if b.SHA256 != "" {
+		a.ScriptPath, a.ScriptSHA256 = b.Path, b.SHA256
 	}
 	return a
 }
@@ -327,17 +375,4 @@ func Script(command string, split func(string) ([]string, error)) string {
 		}
 	}
 	return tokens[0]
-}
-
-// Drift reports whether the script changed since it was approved: its mtime is
-// newer than the one recorded.
-func Drift(a Approval, current time.Time) bool {
-	if a.ScriptMtime == "" {
-		return false
-	}
-	at, err := time.Parse(time.RFC3339Nano, a.ScriptMtime)
-	if err != nil {
-		return false
-	}
-	return current.After(at)
 }

@@ -7,12 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
-
-	"github.com/google/shlex"
-
-	"github.com/noora-hooks/noora-hooks/internal/config"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 )
 
 // lock takes an exclusive flock on path, creating it, and returns the unlock.
@@ -32,8 +26,13 @@ func lock(path string) (func(), error) {
 }
 
 // writeAtomic replaces path with data: temp file in the same directory, fsync,
-// rename, fsync of the directory. Readers see the old file or the new one.
+// rename, fsync of the directory. Readers see the old file or the new one. A
+// symbolic link is written through: its target is replaced, the link stays.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	path, err := linkTarget(path)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -63,20 +62,4 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 		d.Close()
 	}
 	return nil
-}
-
-// ScriptMtime is the modification time of a command's script (see Script),
-// looked up in PATH when it names no directory.
-func ScriptMtime(command string) (time.Time, error) {
-	script := config.ExpandTilde(Script(command, shlex.Split))
-	if filepath.Base(script) == script {
-		if p, err := runner.LookPath(script, os.Environ()); err == nil {
-			script = p
-		}
-	}
-	st, err := os.Stat(script)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return st.ModTime(), nil
 }

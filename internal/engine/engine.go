@@ -9,7 +9,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -36,6 +35,9 @@ type Options struct {
 	Config string // --config; empty: <home>/config.yaml
 	// AcceptHooks is --accept-hooks: approve and record every hook that fires.
 	AcceptHooks bool
+	// ReportUnsafe: a home, config or allowlist refused for its permissions
+	// is a warning rather than an error, so that doctor reports every one.
+	ReportUnsafe bool
 	// Inspect loads the config even in safe mode, for the commands that show,
 	// test and fix hooks (list, test, doctor): NOORA_SAFE_MODE stops hooks
 	// from being registered for the agent (SPEC §1), and a user in safe mode
@@ -82,8 +84,10 @@ type Engine struct {
 
 	// mu guards allow: serve fires events concurrently, and consent may
 	// record approvals while other events read them.
-	mu    sync.Mutex
-	allow *consent.Allowlist
+	mu       sync.Mutex
+	allow    *consent.Allowlist
+	allowErr error // why the allowlist could not be read (consent.go)
+	pending  []consent.Approval
 	// plugins is created on first use (plugins.go).
 	pluginsOnce sync.Once
 	plugins     *plugins.Manager
@@ -116,6 +120,9 @@ func Load(opts Options) (*Engine, error) {
 		e.Config = &config.Config{Path: paths.Config, Concurrency: config.DefaultConcurrency}
 		return e, nil
 	}
+	if err := checkHomePermissions(paths, opts); err != nil {
+		return nil, err
+	}
 	cfg, err := config.Load(paths.Config)
 	if err != nil {
 		return nil, err
@@ -144,7 +151,7 @@ func (e *Engine) Allowlist() *consent.Allowlist {
 // allowlist is Allowlist with e.mu held.
 func (e *Engine) allowlist() *consent.Allowlist {
 	if e.allow == nil {
-		e.allow = e.Store.Load()
+		e.allow, e.allowErr = e.Store.LoadChecked()
 	}
 	return e.allow
 }
@@ -177,33 +184,13 @@ func (e *Engine) Dispatcher() *dispatch.Dispatcher {
 		d := &dispatch.Dispatcher{Concurrency: e.Config.Concurrency}
 		if !e.SafeMode {
 			d.Sources = append(d.Sources, e.Plugins()) // plugins answer first (SPEC §3)
-			d.Sources = append(d.Sources, &shellhook.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams})
+			shell := &shellhook.ShellSource{Entries: e.Config.ShellHooks, Consent: e.consent, Dialects: compat.Dialects(), Streams: e.Streams}
+			d.Sources = append(d.Sources, recordingSource{shell, e})
 			d.Sources = append(d.Sources, outbound.NewSource(e.Paths.Home, e.Config, Version)) // last (SPEC §3)
 		}
 		e.dispatcher = d
 	})
 	return e.dispatcher
-}
-
-// consent approves a shell hook found in the allowlist, or approves and records
-// it when an accept channel is on; otherwise the hook is skipped with a warning
-// naming the ways to approve it (SPEC §5).
-func (e *Engine) consent(h config.ShellHook) (bool, string) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.allowlist().Find(h.Event, h.Command); ok {
-		return true, ""
-	}
-	if e.Accept {
-		a := consent.NewApproval(h.Event, h.Command, e.opts.Now())
-		if err := e.Store.Record(a); err != nil {
-			e.opts.Warn(fmt.Sprintf("%s hook %q: approved for this run, but the approval was not recorded: %v", h.Event, h.Command, err))
-		}
-		e.allow.Approvals = append(e.allow.Approvals, a)
-		return true, ""
-	}
-	return false, fmt.Sprintf("%s hook %q is not approved and was skipped; approve it with \"noora-hooks approve\", or run with --accept-hooks, NOORA_ACCEPT_HOOKS=1 or hooks_auto_accept: true in %s",
-		h.Event, h.Command, e.Paths.Config)
 }
 
 // ShellHook is one configured entry ready to run outside the dispatcher (test,

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -21,20 +22,28 @@ type HookState struct {
 	Approval consent.Approval
 	// Script is the token of the command that names its script (SPEC §5).
 	Script string
+	// Binding is the file the script resolves to here, and its content.
+	Binding consent.Binding
 	// Mtime is the script's modification time; zero when it cannot be found.
 	Mtime time.Time
-	// Drift: the script changed since it was approved.
-	Drift bool
+	// Drift: the approval does not cover what would run here (another
+	// file, other content); DriftWhy says how.
+	Drift    bool
+	DriftWhy string
 }
 
-// StateOf looks the hook up in the allowlist and checks its script for drift.
+// StateOf looks the hook up in the allowlist and checks what its command
+// would run from the current directory for drift (SPEC §5).
 func (e *Engine) StateOf(h config.ShellHook) HookState {
 	s := HookState{Hook: h, Script: consent.Script(h.Command, shlex.Split)}
 	s.Approval, s.Approved = e.Allowlist().Find(h.Event, h.Command)
-	if mt, err := consent.ScriptMtime(h.Command); err == nil {
-		s.Mtime = mt
+	cwd, _ := os.Getwd()
+	s.Binding = consent.Bind(h.Command, cwd, e.opts.Environ())
+	s.Mtime = s.Binding.Mtime
+	if s.Approved {
+		s.DriftWhy = s.Approval.Drift(s.Binding)
+		s.Drift = s.DriftWhy != ""
 	}
-	s.Drift = s.Approved && !s.Mtime.IsZero() && consent.Drift(s.Approval, s.Mtime)
 	return s
 }
 
@@ -79,7 +88,12 @@ type ListedShellHook struct {
 	ScriptMtime           *string `json:"script_mtime"`
 	ScriptMtimeAtApproval *string `json:"script_mtime_at_approval"`
 	Drift                 bool    `json:"drift"`
-	Line                  int     `json:"line"`
+	// DriftReason says how the approval no longer covers what would run;
+	// null without drift. ScriptPath is the file the script resolves to
+	// from here; null when there is none.
+	DriftReason *string `json:"drift_reason"`
+	ScriptPath  *string `json:"script_path"`
+	Line        int     `json:"line"`
 	// Queue is the hook's queue of streaming events in a running serve;
 	// null without one (or before its first such event).
 	Queue *QueueCounts `json:"queue"`
@@ -158,6 +172,12 @@ func listedOf(s HookState) ListedShellHook {
 	if s.Approved {
 		out.ApprovedAt = JSONStored(s.Approval.ApprovedAt)
 		out.ScriptMtimeAtApproval = JSONStored(s.Approval.ScriptMtime)
+	}
+	if s.Drift {
+		out.DriftReason = &s.DriftWhy
+	}
+	if s.Binding.Path != "" {
+		out.ScriptPath = &s.Binding.Path
 	}
 	return out
 }

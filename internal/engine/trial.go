@@ -7,6 +7,7 @@ import (
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/lazy"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -42,8 +43,9 @@ func (e *Engine) Trial(ctx context.Context, event protocol.Event, kw protocol.Kw
 			t.Unmatched = append(t.Unmatched, h)
 			continue
 		}
-		hooks = append(hooks, e.ShellHook(h))
-		t.States = append(t.States, e.StateOf(h))
+		st := e.StateOf(h)
+		hooks = append(hooks, e.trialHook(h, st))
+		t.States = append(t.States, st)
 	}
 	t.Results = dispatch.RunAll(ctx, call, hooks, e.Config.Concurrency)
 	answers := make([]protocol.Answer, len(t.Results))
@@ -52,6 +54,24 @@ func (e *Engine) Trial(ctx context.Context, event protocol.Event, kw protocol.Kw
 	}
 	t.Combined = protocol.Combine(event.Name, call.Kwargs, answers)
 	return t
+}
+
+// SafeModeNotRun is what a report says about a hook safe mode did not run.
+const SafeModeNotRun = "not run: NOORA_SAFE_MODE is on"
+
+// trialHook is the hook a trial runs for h: h itself, unless safe mode is on
+// (safe mode runs nothing, anywhere) or anyone may write its script.
+func (e *Engine) trialHook(h config.ShellHook, st HookState) dispatch.Hook {
+	info := dispatch.HookInfo{Source: "shell", Name: h.Command}
+	if e.SafeMode {
+		return shellhook.Skipped{Info: info, Why: SafeModeNotRun}
+	}
+	if st.Binding.Path != "" {
+		if p := config.CheckWritable("hook script", st.Binding.Path); p != nil && p.Refused {
+			return shellhook.Skipped{Info: info, Why: "not run: " + p.Error()}
+		}
+	}
+	return e.ShellHook(h)
 }
 
 // TryEach runs each of hooks once on a synthetic payload of its own event

@@ -248,6 +248,11 @@ func spawn(ctx context.Context, argv []string, dir string, env []string) (*spawn
 	cmd.WaitDelay = killGrace // then exec kills the leader; escalate kills the group
 	if err := cmd.Start(); err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
+		if errors.Is(err, os.ErrNotExist) {
+			if why := ShebangProblem(path, env); why != nil {
+				return nil, why
+			}
+		}
 		return nil, classifyStart(argv[0], err)
 	}
 	// The child has its copies; ours would keep the pipes open forever.

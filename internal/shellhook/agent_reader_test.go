@@ -1,10 +1,11 @@
 package shellhook
 
 import (
-	"github.com/noora-hooks/noora-hooks/internal/dispatch"
-	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"testing"
 	"time"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"

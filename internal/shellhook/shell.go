@@ -2,6 +2,7 @@ package shellhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -20,13 +21,15 @@ import (
 // quotes: the first 400 characters (SPEC §4).
 const MessageLimit = 400
 
-// Consent decides whether a shell hook may run. nil means every hook may.
-type Consent func(h config.ShellHook) (ok bool, why string)
+// Consent decides whether a shell hook may run for call, and says why not
+// (see Verdict). nil means every hook may.
+type Consent func(h config.ShellHook, call dispatch.Call) (v Verdict, why string)
 
 // ShellSource yields the configured shell hooks of an event, in config order.
 type ShellSource struct {
 	Entries []config.ShellHook
-	// Consent, when set, turns hooks it refuses into skipped results.
+	// Consent, when set, turns hooks it refuses into skipped results, or
+	// blocks for the gates it closes.
 	Consent Consent
 	// Dialects speak the protocols that entries name in `dialect:` (SPEC
 	// §11), by name. An entry whose dialect is missing here is skipped with a
@@ -97,8 +100,8 @@ func (s *ShellSource) Hooks(_ context.Context, call dispatch.Call) []dispatch.Ho
 			continue
 		}
 		if s.Consent != nil {
-			if ok, why := s.Consent(h); !ok {
-				out = append(out, Skipped{Info: dispatch.HookInfo{Source: "shell", Name: h.Command}, Why: why})
+			if v, why := s.Consent(h, call); v != Allow {
+				out = append(out, refused(h, v, why))
 				continue
 			}
 		}
@@ -196,7 +199,11 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 	switch out.End {
 	case runner.StartFailed:
 		res.Status = dispatch.StatusError
-		return h.failed(res, out.Err.Error(), "cannot start: "+out.Err.Error())
+		warning := "cannot start: " + out.Err.Error()
+		if errors.Is(out.Err, runner.ErrInterpreter) {
+			warning = out.Err.Error()
+		}
+		return h.failed(res, out.Err.Error(), warning)
 	case runner.TimedOut:
 		res.Status = dispatch.StatusTimeout
 		secs := int(h.Config.Timeout / time.Second)
