@@ -18,6 +18,7 @@ func (e *Engine) PluginOptions() plugins.Options {
 	env := e.env
 	return plugins.Options{
 		Home:            e.Paths.Home,
+		ConfigPath:      e.Paths.Config,
 		Env:             env.Environ(),
 		Python:          plugins.Python(env.Getenv),
 		CallbackTimeout: e.Config.Plugins.CallbackTimeout(),
