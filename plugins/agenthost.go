@@ -2,6 +2,7 @@ package plugins
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"github.com/noora-hooks/noora-hooks/plugins/wire"
 )
@@ -35,9 +36,9 @@ func (m *Manager) hostInit(p *Plugin) []byte {
 			manifest = v
 		}
 	}
-	names := make([]string, 0, len(m.plugins))
+	names := make([]string, 0, 2*len(m.plugins))
 	for _, q := range m.plugins {
-		names = append(names, q.Name)
+		names = append(names, q.Name, filepath.Base(q.Dir)) // the agent matches its name or its key
 	}
 	return wire.Init(wire.HostInit{
 		Home: m.opts.Home, ConfigPath: m.opts.ConfigPath,

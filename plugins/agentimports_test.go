@@ -38,7 +38,6 @@ func TestScanAgentImportsFindsTheAgentsModulesOnly(t *testing.T) {
 	}
 }
 
-
 func TestFindAgentImportsNamesTheFileAndLine(t *testing.T) {
 	dir := t.TempDir()
 	must := func(err error) {

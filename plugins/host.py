@@ -6,8 +6,11 @@ serves the noora-hooks plugin protocol, version 1, on stdin/stdout
 (docs/plugin-protocol.md). noora-hooks embeds this file and runs it as
     python3 -c <this file> plugin <plugin dir> <plugin name>
     python3 -c <this file> gateway <hook dir> <hook name>
-The plugin's own prints go to stderr, the plugin's log: the real stdout is
-kept for the protocol alone.
+and sends it an init line first (the home, the config as the agent reads it,
+the manifest). The ctx mirrors the agent's PluginContext, and the agent's
+modules that plugins import for paths and config are stood in for. The
+plugin's own prints go to stderr, the plugin's log: the real stdout is kept
+for the protocol alone.
 """
 
 import sys

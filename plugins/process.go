@@ -224,6 +224,10 @@ func (p *Process) Stop() {
 	p.child.Stop(stopGrace)
 }
 
+// releaseTimeout bounds the answer to a release, which the host gives
+// without running plugin code: generous, for a busy machine.
+const releaseTimeout = 10 * time.Second
+
 // StopAfter is Stop with extra time to exit on its own: a gateway handler
 // finishing its background work.
 func (p *Process) StopAfter(extra time.Duration) {
@@ -245,7 +249,7 @@ func (p *Process) Done() <-chan struct{} { return p.child.Done() }
 // handler left running; wait says whether noora-hooks will wait for it (if
 // not, the host logs to logPath from now on).
 func (p *Process) Release(ctx context.Context, logPath string, wait bool) (int, error) {
-	m, err := p.request(ctx, stopGrace, "its release", func(id int64) []byte {
+	m, err := p.request(ctx, releaseTimeout, "its release", func(id int64) []byte {
 		return wire.Release(id, logPath, wait)
 	})
 	if err != nil {
