@@ -65,11 +65,11 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	background := gatewayBackground(paths, env)
+	background, startTimeout := gatewaySettings(paths, env)
 	em := &gatewayhooks.Emitter{
 		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
 		Python:     plugins.Python(env.Getenv),
-		ConfigPath: paths.Config, Background: background,
+		ConfigPath: paths.Config, Background: background, StartTimeout: startTimeout,
 		WaitBackground: c.Wait || c.Detached, BackgroundLog: filepath.Join(paths.Home, "logs", "gateway.log"),
 		Log: func(hook, line string) {
 			stderrMu.Lock()

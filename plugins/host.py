@@ -657,8 +657,12 @@ class Host:
         if self.loop is not None:
             import asyncio
             tasks = [t for t in asyncio.all_tasks(self.loop) if not t.done()]
+        # The loop's own executor (asyncio.to_thread, run_in_executor(None,
+        # ...)) keeps idle workers alive; the work they do for a task is
+        # counted with the task.
         threads = [t for t in threading.enumerate()
-                   if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+                   if t is not threading.main_thread() and not t.daemon and t.is_alive()
+                   and not t.name.startswith("asyncio_")]
         return tasks, threads
 
     def drain(self, timeout):
