@@ -166,6 +166,18 @@ func TestThePluginContextHasTheAgentsSignatures(t *testing.T) {
 			err:  "ValueError: Plugin 'p13' may not emit 'hermes:ready'",
 		},
 		{
+			name: "ctx.state keeps JSON values in the agent's file under the home",
+			src: "import os\ndef register(ctx):\n    ctx.state.set('starts', ctx.state.get('starts', 0) + 1)\n" +
+				"    inside = str(ctx.state.path).startswith(os.path.join(os.environ['NOORA_HOME'], 'plugin-data', 'agent-plugin-p14-'))\n" +
+				"    ctx.register_hook('pre_llm_call', lambda **kw: '%s %s' % (ctx.state.get('starts'), inside))\n",
+			answer: "1 True",
+		},
+		{
+			name: "ctx.state refuses a key the agent refuses",
+			src:  "def register(ctx):\n    ctx.state.set('../escape', 1)" + hookOK,
+			err:  "ValueError: Plugin state keys must be 1-128 characters",
+		},
+		{
 			name:   "Middleware, providers and subscriptions are accepted and reported",
 			src:    "def register(ctx):\n    ctx.register_middleware('tool_request', print)\n    ctx.register_tts_provider(object())\n    ctx.subscribe('other:event', print)" + hookOK,
 			answer: "loaded", warning: "ctx.register_tts_provider is not supported",

@@ -204,6 +204,88 @@ class PluginManifest:
         return "PluginManifest(name=%r, version=%r, key=%r)" % (self.name, self.version, self.key)
 
 
+class PluginState:
+    """ctx.state: the plugin's durable JSON key/value store, in the same file
+    as the agent's (<home>/plugin-data/<namespace>/state.json), so that state
+    carries over between the agent and noora-hooks."""
+
+    QUOTA = 10 * 1024 * 1024  # bytes of the whole file
+
+    def __init__(self, plugin_id):
+        import hashlib
+        slug = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "-" for c in plugin_id.lower()).strip("-_") or "plugin"
+        self._namespace = "agent-plugin-%s-%s" % (slug, hashlib.sha256(plugin_id.encode("utf-8")).hexdigest()[:8])
+
+    @property
+    def data_dir(self):
+        return sys.modules["hermes_constants"].get_hermes_home() / "plugin-data" / self._namespace
+
+    @property
+    def path(self):
+        return self.data_dir / "state.json"
+
+    @property
+    def quota_bytes(self):
+        return self.QUOTA
+
+    @staticmethod
+    def _check_key(key):
+        ok = (isinstance(key, str) and 1 <= len(key) <= 128 and ".." not in key and key[0].isascii() and key[0].isalnum()
+              and all(c.isascii() and (c.isalnum() or c in "_.:-") for c in key))
+        if not ok:
+            raise ValueError("Plugin state keys must be 1-128 characters using letters, numbers, '_', '-', '.', or ':' (without '..')")
+
+    def _locked(self):
+        import contextlib
+        import fcntl
+
+        @contextlib.contextmanager
+        def lock():
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            with open(self.data_dir / ".state.json.lock", "a+b") as handle:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        return lock()
+
+    def _read(self):
+        try:
+            with open(self.path, encoding="utf-8-sig") as handle:
+                data = json.load(handle)
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise RuntimeError("Cannot parse plugin state %s: %s" % (self.path, exc)) from exc
+        if not isinstance(data, dict):
+            raise RuntimeError("Cannot parse plugin state %s: root must be an object" % self.path)
+        return data
+
+    def get(self, key, default=None):
+        self._check_key(key)
+        with self._locked():
+            return self._read().get(key, default)
+
+    def set(self, key, value):
+        self._check_key(key)
+        with self._locked():
+            data = self._read()
+            data[key] = value
+            try:
+                encoded = json.dumps(data, ensure_ascii=False, indent=2).encode("utf-8")
+            except (TypeError, ValueError) as exc:
+                raise ValueError("Plugin state value for %r is not JSON-serializable" % key) from exc
+            if len(encoded) > self.QUOTA:
+                raise ValueError("Plugin state quota exceeded: %d bytes is greater than the %d-byte per-plugin quota"
+                                 % (len(encoded), self.QUOTA))
+            tmp = self.path.with_name(".state.json.%d.tmp" % os.getpid())
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(encoded)
+            os.replace(tmp, self.path)
+
+
 class _PlatformActions:
     """ctx.platform_actions: its verbs never raise in the agent; here they do nothing."""
 
@@ -250,6 +332,7 @@ class PluginContext:
         self._sections = []  # (id, content, position, max_chars)
         self._section_ids = set()
         self._unload = []
+        self._state = None
         self._warnings = []
         self._warned = set()
         self._registering = True
@@ -300,7 +383,9 @@ class PluginContext:
 
     @property
     def state(self):
-        return _Ignored(self, "state")
+        if self._state is None:
+            self._state = PluginState(self.plugin_id)
+        return self._state
 
     @property
     def llm(self):
