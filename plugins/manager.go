@@ -169,6 +169,7 @@ func (m *Manager) ensure() []started {
 		}()
 	}
 	wg.Wait()
+	m.withoutClashes(out) // clash.go
 	for i, s := range out {
 		if s.fresh && s.err == nil {
 			m.announce(m.plugins[i], s.proc)

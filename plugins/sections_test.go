@@ -156,7 +156,7 @@ func TestSectionsAreSortedByIDAcrossPluginsUnderAuditHeadings(t *testing.T) {
 	needPython(t)
 	home := t.TempDir()
 	sectionPlugin(t, home, "alpha", section("zeta.rules", `"Last."`), section("alpha.rules", "from_info"))
-	sectionPlugin(t, home, "beta", section("mid", `"Middle."`), section("alpha.rules", `"taken"`))
+	sectionPlugin(t, home, "beta", section("mid", `"Middle."`))
 	m, _ := newManager(t, home, Options{})
 	got := m.Sections(context.Background(), protocol.Object{{Key: "model", Value: protocol.String("m1")}})
 	want := "## Plugin section alpha.rules (plugin alpha, position after_memory, 11 chars)\nmodel is m1\n\n" +
@@ -165,7 +165,28 @@ func TestSectionsAreSortedByIDAcrossPluginsUnderAuditHeadings(t *testing.T) {
 	if got.Text != want {
 		t.Errorf("text:\n%s\nwant:\n%s", got.Text, want)
 	}
-	if len(got.Skipped) != 1 || got.Skipped[0].Plugin != "beta" {
+	if len(got.Skipped) != 0 {
 		t.Errorf("skipped: %+v", got.Skipped)
+	}
+}
+
+func TestAPluginThatTakesAnEarlierPluginsSectionIDDoesNotLoad(t *testing.T) {
+	needPython(t)
+	home := t.TempDir()
+	sectionPlugin(t, home, "alpha", section("alpha.rules", `"First."`))
+	python(t, home, "beta", "def register(ctx):\n    ctx.register_system_prompt_section('mid', 'Middle.')\n"+
+		"    ctx.register_system_prompt_section('alpha.rules', 'Taken.')\n    ctx.register_hook('pre_llm_call', lambda **kw: 'beta hook')\n")
+	m, rec := newManager(t, home, Options{})
+	got := m.Sections(context.Background(), protocol.Object{})
+	if want := "## Plugin section alpha.rules (plugin alpha, position after_memory, 6 chars)\nFirst."; got.Text != want {
+		t.Errorf("text:\n%s\nwant:\n%s", got.Text, want)
+	}
+	clash := "register() failed: ValueError: system prompt section 'alpha.rules' is already registered by plugin 'alpha'"
+	if w := rec.all(); !strings.Contains(w, `plugin "beta" cannot run, so its system prompt sections are missing: `+clash) {
+		t.Errorf("warnings:\n%s", w)
+	}
+	res := fire(t, m, "pre_llm_call", `{}`)
+	if len(res) != 1 || res[0].Answer.Text != "" || !strings.Contains(strings.Join(res[0].Warnings, ""), clash) {
+		t.Errorf("its hook ran, as the agent never would: %s %+v", names(res), res)
 	}
 }
