@@ -70,6 +70,9 @@ type doctorReport struct {
 	ConfigIssues []string    `json:"config_issues"`
 	Hooks        []diagnosis `json:"hooks"`
 	Issues       int         `json:"issues"`
+	// Notes are plugins and gateway hooks that need the agent's process
+	// (doctor_agent.go); they are not issues.
+	Notes []string `json:"notes"`
 }
 
 // Run checks every configured shell hook (SPEC §6) and exits 1 on any issue.
@@ -86,6 +89,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	}
 	checkTokenFile(&capture)
 	rep.Config, rep.SafeMode = eng.Paths.Config, eng.SafeMode
+	rep.Notes = agentProcessNotes(eng.Paths.Home)
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
 	}
@@ -285,6 +289,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	fmt.Fprintf(w, "Config: %s\n", rep.Config)
 	for _, issue := range rep.ConfigIssues {
 		fmt.Fprintf(w, "  %-7s %s\n", "ISSUE", issue)
+	}
+	for _, note := range rep.Notes {
+		fmt.Fprintf(w, "  %-7s %s\n", "NOTE", note)
 	}
 	if len(rep.Hooks) == 0 {
 		fmt.Fprintf(w, "\nNo shell hooks are configured: nothing to check.\n")

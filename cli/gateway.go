@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -24,6 +25,7 @@ type GatewayEmitCmd struct {
 	Event       string `arg:"" help:"The gateway event: gateway:startup, session:start, agent:step, command:<name>, ..."`
 	ContextFile string `help:"Read the context from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Background  bool   `help:"Return at once and run the handlers in a detached process; it prints nothing and logs to <home>/logs/gateway.log."`
+	Wait        bool   `help:"Wait for the asyncio tasks and threads that handlers leave running after handle() returns (at most gateway_hooks.background_timeout, default 30 s) before returning. Without it they finish in the handlers' own processes, which log to <home>/logs/gateway.log."`
 	Detached    bool   `hidden:"" help:"Set by --background on the detached process it starts: print no result, stamp log lines with the time."`
 }
 
@@ -71,9 +73,12 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	background, startTimeout := gatewaySettings(paths, env)
 	em := &gatewayhooks.Emitter{
 		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
-		Python: plugins.Python(env.Getenv),
+		Python:     plugins.Python(env.Getenv),
+		ConfigPath: paths.Config, Background: background, StartTimeout: startTimeout,
+		WaitBackground: c.Wait || c.Detached, BackgroundLog: filepath.Join(paths.Home, "logs", "gateway.log"),
 		Log: func(hook, line string) {
 			stderrMu.Lock()
 			defer stderrMu.Unlock()

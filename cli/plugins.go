@@ -19,7 +19,7 @@ type PluginsCmd struct {
 
 // PluginsListCmd is `noora-hooks plugins list`.
 type PluginsListCmd struct {
-	JSON bool `name:"json" help:"Print a JSON array of {name, version, description, kind, dir, command, hooks: [{event, callback}], sections, status, error}."`
+	JSON bool `name:"json" help:"Print a JSON array of {name, version, description, kind, dir, command, hooks: [{event, callback}], sections, status, error, notes}."`
 }
 
 // Run lists the plugins.
@@ -55,6 +55,9 @@ func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
 	for _, in := range infos {
 		if in.Error != "" {
 			fmt.Fprintf(env.Stdout, "%s: %s\n", in.Name, in.Error)
+		}
+		for _, n := range in.Notes {
+			fmt.Fprintf(env.Stdout, "%s: %s\n", in.Name, n)
 		}
 	}
 	return nil

@@ -41,6 +41,8 @@ type Config struct {
 	Exists bool
 	// ShellHooks in config order, duplicates removed.
 	ShellHooks []ShellHook
+	// Root is the document, for the sections read on demand (GatewayHooks).
+	Root *yaml.Node
 	// AutoAccept is hooks_auto_accept.
 	AutoAccept bool
 	// Concurrency is hooks_concurrency: how many hooks of one event run at once.
@@ -186,6 +188,7 @@ func Parse(path string, data []byte) (*Config, error) {
 		return c, nil // empty file
 	}
 	root := doc.Content[0]
+	c.Root = root
 	if root.Kind != yaml.MappingNode {
 		if !isNullNode(root) {
 			c.warn(root, "the config is not a mapping of settings; ignoring it")

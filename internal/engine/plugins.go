@@ -9,6 +9,7 @@ import (
 func (e *Engine) PluginOptions() plugins.Options {
 	return plugins.Options{
 		Home:            e.Paths.Home,
+		ConfigPath:      e.Paths.Config,
 		Env:             e.opts.Environ(),
 		Python:          plugins.Python(e.opts.Getenv),
 		CallbackTimeout: e.Config.Plugins.CallbackTimeout(),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/internal/runner"
@@ -32,6 +33,22 @@ type Emitter struct {
 	StartTimeout time.Duration
 	// Log gets each line a handler writes to stderr.
 	Log func(hook, line string)
+
+	// ConfigPath is the config file: handler.py gets it as the agent's
+	// config (hermes_cli.config.load_config).
+	ConfigPath string
+	// Background bounds how long a handler.py's process lets the asyncio
+	// tasks and threads that handle() left running finish
+	// (gateway_hooks.background_timeout); 0: not at all.
+	Background time.Duration
+	// WaitBackground makes Emit wait for that work before it returns;
+	// otherwise the processes finish it on their own, logging to BackgroundLog.
+	WaitBackground bool
+	BackgroundLog  string
+
+	hostConfig     sync.Once
+	hostConfigJSON json.RawMessage
+	hostConfigErr  string
 }
 
 // Result is what one handler did.
@@ -51,13 +68,15 @@ func (e *Emitter) Emit(ctx context.Context, event string, eventContext protocol.
 		eventContext = protocol.Object{}
 	}
 	var out []Result
+	var busy busyHandlers
+	defer busy.wait()
 	for _, h := range Matching(e.Handlers, event) {
 		start := time.Now()
 		var r Result
 		if h.Command != nil {
 			r = e.runCommand(ctx, h, event, eventContext)
 		} else {
-			r = e.runPython(ctx, h, event, eventContext)
+			r = e.runPython(ctx, h, event, eventContext, &busy)
 		}
 		r.Handler, r.Duration = h, time.Since(start)
 		out = append(out, r)
@@ -78,7 +97,7 @@ func Values(results []Result) []json.RawMessage {
 }
 
 func (e *Emitter) env(event string) []string {
-	return runner.Environ(e.Env, "NOORA_HOOK_EVENT", "NOORA_HOME="+e.Home, "NOORA_GATEWAY_EVENT="+event)
+	return runner.Environ(e.Env, "NOORA_HOOK_EVENT", "NOORA_HOME="+e.Home, "NOORA_GATEWAY_EVENT="+event, plugins.AgentHomeVar+"="+e.Home)
 }
 
 func (e *Emitter) log(h *Handler) func(string) {
@@ -90,7 +109,7 @@ func (e *Emitter) log(h *Handler) func(string) {
 
 // runPython loads handler.py in the embedded host (one process per emit) and
 // calls handle(event_type, context), sync or async.
-func (e *Emitter) runPython(ctx context.Context, h *Handler, event string, eventContext protocol.Object) Result {
+func (e *Emitter) runPython(ctx context.Context, h *Handler, event string, eventContext protocol.Object, busy *busyHandlers) Result {
 	python := e.Python
 	if python == "" {
 		python = plugins.DefaultPython
@@ -98,11 +117,12 @@ func (e *Emitter) runPython(ctx context.Context, h *Handler, event string, event
 	proc, err := plugins.StartProcess(ctx, plugins.ProcessSpec{
 		Name: h.Name, Argv: plugins.HostArgv(python, "gateway", h.Dir, h.Name),
 		Dir: h.Dir, Env: e.env(event), StartTimeout: e.StartTimeout, Log: e.log(h),
+		Init: e.hostInit(),
 	})
 	if err != nil {
 		return Result{Err: fmt.Errorf("handler.py cannot run: %w", err)}
 	}
-	defer proc.Stop()
+	defer e.finish(ctx, h, proc, busy)
 	kwargs, _ := protocol.Object{
 		{Key: "event_type", Value: protocol.String(event)},
 		{Key: "context", Value: protocol.Raw(eventContext)},

@@ -147,7 +147,7 @@ func TestEmitRunsEveryHandlerInOrderAndGathersTheirResults(t *testing.T) {
 	}
 	start := time.Now()
 	results := em.Emit(context.Background(), "agent:start", protocol.Object{{Key: "user_id", Value: protocol.String("u1")}})
-	if took := time.Since(start); took > 30*time.Second {
+	if took := time.Since(start); took > 2*time.Minute { // seven Pythons, one after the other, on a busy machine
 		t.Fatalf("emit took %v", took)
 	}
 	var order []string

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -65,6 +66,11 @@ func List(home string) []Info {
 		in := &Info{
 			Name: h.Name, Description: h.Description, Dir: h.Dir, Kind: h.Kind(),
 			Command: h.CommandLine, Events: h.Events, Timeout: int(h.Timeout.Seconds()), Status: "ok",
+		}
+		if h.Command == nil {
+			for _, imp := range plugins.FindAgentImports(h.Dir) {
+				in.Notes = append(in.Notes, imp.String())
+			}
 		}
 		byDir[h.Dir] = in
 		out = append(out, in)

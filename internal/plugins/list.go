@@ -29,12 +29,16 @@ type Info struct {
 	Sections    []string // the ids it declared, as given
 	Status      string
 	Error       string
+	// Notes are warnings that do not stop it from running: imports of the
+	// agent's modules that mean it needs the agent's process.
+	Notes []string
 }
 
 // MarshalJSON gives the documented shape of `plugins list --json`:
 // {"name", "version", "description", "kind", "dir", "command", "hooks":
-// [{"event", "callback"}], "sections": [ids], "status", "error"}; every key
-// is always there, "command" and "error" are null when they do not apply.
+// [{"event", "callback"}], "sections": [ids], "status", "error", "notes"};
+// every key is always there, "command" and "error" are null when they do not
+// apply.
 func (i Info) MarshalJSON() ([]byte, error) {
 	hooks := make([]protocol.Object, 0, len(i.Hooks))
 	for _, h := range i.Hooks {
@@ -43,9 +47,12 @@ func (i Info) MarshalJSON() ([]byte, error) {
 			{Key: "callback", Value: protocol.String(h.Callback)},
 		})
 	}
-	sections := i.Sections
+	sections, notes := i.Sections, i.Notes
 	if sections == nil {
 		sections = []string{}
+	}
+	if notes == nil {
+		notes = []string{}
 	}
 	return protocol.Object{
 		{Key: "name", Value: protocol.String(i.Name)},
@@ -58,6 +65,7 @@ func (i Info) MarshalJSON() ([]byte, error) {
 		{Key: "sections", Value: protocol.Raw(sections)},
 		{Key: "status", Value: protocol.String(i.Status)},
 		{Key: "error", Value: nullable(i.Error)},
+		{Key: "notes", Value: protocol.Raw(notes)},
 	}.MarshalJSON()
 }
 
@@ -72,7 +80,21 @@ func info(p *Plugin) Info {
 	return Info{
 		Name: p.Name, Version: p.Version, Description: p.Description,
 		Kind: p.Kind(), Dir: p.Dir, Command: p.CommandLine,
+		Notes: AgentProcessNotes(p),
 	}
+}
+
+// AgentProcessNotes are the imports of the agent's modules in a Python
+// plugin, as notes that it needs the agent's process (agentimports.go).
+func AgentProcessNotes(p *Plugin) []string {
+	if p.Command != nil {
+		return nil
+	}
+	var notes []string
+	for _, imp := range FindAgentImports(p.Dir) {
+		notes = append(notes, imp.String())
+	}
+	return notes
 }
 
 // List starts every plugin (those not running yet) and describes it: what

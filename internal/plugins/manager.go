@@ -30,6 +30,10 @@ import (
 // Options configure a Manager.
 type Options struct {
 	Home string
+	// ConfigPath is the config file the run reads: the Python host gives it
+	// to plugins as the agent's config (ctx.get_config,
+	// hermes_cli.config.load_config).
+	ConfigPath string
 	// Env is the environment plugin processes get (the caller's), to which
 	// NOORA_HOME, NOORA_PLUGIN_NAME, NOORA_PLUGIN_DIR and
 	// NOORA_PLUGIN_PROTOCOL are added.
@@ -63,6 +67,11 @@ type Manager struct {
 	problems []Problem
 	slots    []*slot // one per plugin, same order
 	warned   sync.Once
+	// hostConfig is the config as the agent reads it, made once for the
+	// Python host's init line (agenthost.go).
+	hostConfig     sync.Once
+	hostConfigJSON []byte
+	hostConfigErr  string
 	// closed: Close was called; no process starts any more (a streaming
 	// callback still queued in serve after a reload must not start one that
 	// nobody would stop).
@@ -114,15 +123,19 @@ func (m *Manager) spec(p *Plugin) ProcessSpec {
 		argv = HostArgv(m.opts.Python, "plugin", p.Dir, p.Name)
 	}
 	env := runner.Environ(m.opts.Env, "NOORA_HOOK_EVENT", "NOORA_PLUGIN_PROTOCOL",
-		"NOORA_HOME="+m.opts.Home, "NOORA_PLUGIN_NAME="+p.Name, "NOORA_PLUGIN_DIR="+p.Dir)
+		"NOORA_HOME="+m.opts.Home, AgentHomeVar+"="+m.opts.Home, "NOORA_PLUGIN_NAME="+p.Name, "NOORA_PLUGIN_DIR="+p.Dir)
 	log := func(string) {}
 	if m.opts.Log != nil {
 		log = func(line string) { m.opts.Log(p.Name, line) }
 	}
-	return ProcessSpec{
+	spec := ProcessSpec{
 		Name: p.Name, Argv: argv, Dir: p.Dir, Env: env,
 		StartTimeout: m.opts.StartTimeout, Log: log,
 	}
+	if p.Command == nil {
+		spec.Init = m.hostInit(p)
+	}
+	return spec
 }
 
 // started is the outcome of making sure one plugin runs.
@@ -150,6 +163,7 @@ func (m *Manager) ensure(ctx context.Context) []started {
 		}()
 	}
 	wg.Wait()
+	m.withoutClashes(out) // clash.go
 	for i, s := range out {
 		if s.fresh && s.err == nil {
 			m.announce(m.plugins[i], s.proc)

@@ -443,9 +443,9 @@ func TestUnsupportedContextMethodsWarnAndDoNothing(t *testing.T) {
 	home := t.TempDir()
 	python(t, home, "tools", `
 def register(ctx):
-    ctx.register_tool("x", {"type": "object"}, lambda: None)
-    ctx.register_tool("y", {}, None)
-    ctx.platform_actions.react("thumbs_up")
+    ctx.register_tool("x", "tools", {"type": "object"}, lambda: None)
+    ctx.register_tool("y", "tools", {}, None)
+    ctx.platform_actions.add_reaction("chat", "msg", "thumbs_up")
     ctx.register_hook("pre_llm_call", lambda **kw: "tools still hook")
     ctx.register_hook("pre_tool_cal", lambda **kw: None)
 `)
@@ -457,7 +457,7 @@ def register(ctx):
 	w := rec.all()
 	for _, want := range []string{
 		`plugin "tools": ctx.register_tool is not supported by noora-hooks`,
-		`plugin "tools": ctx.platform_actions.react is not supported`,
+		`plugin "tools": ctx.platform_actions.add_reaction is not supported`,
 		`plugin "tools": registered a callback for unknown event "pre_tool_cal", which never fires; did you mean "pre_tool_call"?`,
 	} {
 		if !strings.Contains(w, want) {

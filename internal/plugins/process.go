@@ -39,6 +39,9 @@ type ProcessSpec struct {
 	Dir          string
 	Env          []string
 	StartTimeout time.Duration // for the hello; 0 means DefaultStartTimeout
+	// Init, when set, is the first line written to the process's stdin,
+	// before its hello (the embedded host's wire.Init).
+	Init []byte
 	// Log gets each line of the process's stderr; nil discards them.
 	Log func(line string)
 }
@@ -92,6 +95,11 @@ func StartProcess(ctx context.Context, s ProcessSpec) (*Process, error) {
 	timeout := s.StartTimeout
 	if timeout <= 0 {
 		timeout = DefaultStartTimeout
+	}
+	if len(s.Init) > 0 {
+		// A process that does not read it is caught below: it sends no
+		// hello, or it exits.
+		_ = child.Send(s.Init, time.Now().Add(timeout))
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -220,6 +228,43 @@ func (p *Process) Pid() int { return p.child.Pid() }
 // terminates its process group if it is still there after a grace period.
 func (p *Process) Stop() {
 	p.child.Stop(stopGrace)
+}
+
+// releaseTimeout bounds the answer to a release, which the host gives
+// without running plugin code: generous, for a busy machine.
+const releaseTimeout = 10 * time.Second
+
+// StopAfter is Stop with extra time to exit on its own: a gateway handler
+// finishing its background work.
+func (p *Process) StopAfter(extra time.Duration) {
+	p.child.Stop(stopGrace + extra)
+}
+
+// Abandon closes the process's stdin and leaves it to exit on its own: a
+// gateway handler whose background work noora-hooks does not wait for. The
+// host bounds that work itself (its drain timeout), and nothing that
+// outlives it stays in its process group.
+func (p *Process) Abandon() {
+	p.child.CloseStdin()
+}
+
+// Done is closed once the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.child.Done() }
+
+// Release asks a gateway handler's host how much background work the
+// handler left running; wait says whether noora-hooks will wait for it (if
+// not, the host logs to logPath from now on).
+func (p *Process) Release(ctx context.Context, logPath string, wait bool) (int, error) {
+	m, err := p.request(ctx, releaseTimeout, "its release", func(id int64) []byte {
+		return wire.Release(id, logPath, wait)
+	})
+	if err != nil {
+		return 0, err
+	}
+	if m.Type == wire.TypeError {
+		return 0, &CallbackError{Msg: m.Error, Where: m.Where}
+	}
+	return int(m.Value.Get("pending").Int()), nil
 }
 
 // deathReason explains why the process is gone: what we ended it for, or

@@ -34,7 +34,7 @@ const (
 // a-z 0-9 . _ -. (A regexp with {1,128} costs 0.3 ms to compile at every
 // start of noora-hooks, which exec pays on every event.)
 func validSectionID(id string) bool {
-	if len(id) < 1 || len(id) > 128 {
+	if len(id) < 1 || len(id) > 128 || id[0] == '.' || id[0] == '_' || id[0] == '-' {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -47,6 +47,13 @@ func (m *Manager) streamHooks(ctx context.Context, call dispatch.Call) []dispatc
 				proc = st.proc
 			}
 		}
+		if err := m.sectionClash(i, proc, func(j int) *Process { return m.slots[j].known.Load() }); err != nil {
+			out = append(out, failed{
+				info: dispatch.HookInfo{Source: "plugin", Name: p.Name},
+				msg:  fmt.Sprintf("plugin %q cannot run: %v", p.Name, err),
+			})
+			continue
+		}
 		if proc == nil {
 			// Starting, or its last start failed: the worker waits for the
 			// start (or tries again) and runs whatever the plugin registers.
