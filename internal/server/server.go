@@ -206,6 +206,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Served returns how many events were answered.
 func (s *Server) Served() int64 { return s.served.Load() }
 
+// Config is the config file the server serves (Options.Config).
+func (s *Server) Config() string { return s.opts.Config }
+
 // auth checks the bearer token when one is set.
 func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
 	if s.opts.Token == "" {
