@@ -76,24 +76,7 @@ func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
 		}
 	}
 	runErr := sender.Run(ctx, lock, true)
-	counts := map[outbound.Status]int{}
-	for _, r := range results {
-		counts[r.Status]++
-	}
-	if c.JSON {
-		out := protocol.Object{
-			{Key: "deliveries", Value: protocol.Raw(drainJSON(results))},
-			{Key: "delivered", Value: protocol.Raw(counts[outbound.Delivered])},
-			{Key: "gave_up", Value: protocol.Raw(counts[outbound.GaveUp])},
-			{Key: "corrupt", Value: protocol.Raw(counts[outbound.Corrupt])},
-		}
-		b, _ := out.MarshalJSON()
-		fmt.Fprintf(env.Stdout, "%s\n", b)
-	} else if len(results) == 0 {
-		fmt.Fprintln(env.Stdout, "nothing to deliver")
-	} else {
-		fmt.Fprintf(env.Stdout, "%d delivered, %d given up, %d corrupt\n", counts[outbound.Delivered], counts[outbound.GaveUp], counts[outbound.Corrupt])
-	}
+	counts := printDrain(env.Stdout, results, c.JSON)
 	if runErr != nil {
 		return runErr
 	}
@@ -106,6 +89,32 @@ func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
 	return nil
 }
 
+// printDrain prints the summary of a drain and returns the count of each
+// outcome.
+func printDrain(w io.Writer, results []outbound.Result, asJSON bool) map[outbound.Status]int {
+	counts := map[outbound.Status]int{}
+	for _, r := range results {
+		counts[r.Status]++
+	}
+	switch {
+	case asJSON:
+		out := protocol.Object{
+			{Key: "deliveries", Value: protocol.Raw(drainJSON(results))},
+			{Key: "delivered", Value: protocol.Raw(counts[outbound.Delivered])},
+			{Key: "gave_up", Value: protocol.Raw(counts[outbound.GaveUp])},
+			{Key: "corrupt", Value: protocol.Raw(counts[outbound.Corrupt])},
+		}
+		b, _ := out.MarshalJSON()
+		fmt.Fprintf(w, "%s\n", b)
+	case len(results) == 0:
+		fmt.Fprintln(w, "nothing to deliver")
+	default:
+		fmt.Fprintf(w, "%d delivered, %d given up, %d corrupt\n", counts[outbound.Delivered], counts[outbound.GaveUp], counts[outbound.Corrupt])
+	}
+	return counts
+}
+
+// drainLine is one delivery of a drain, for people.
 func drainLine(r outbound.Result) string {
 	if r.Status == outbound.Corrupt {
 		where := "removed"
