@@ -291,6 +291,9 @@ func ReadNoora(event string, out Outcome) Reading {
 	default:
 		v, ok, err := protocol.Parse([]byte(stdout))
 		switch {
+		case errors.Is(err, protocol.ErrTooDeep):
+			r.Unusable = true
+			r.Warnings = append(r.Warnings, fmt.Sprintf("stdout nests arrays and objects more than %d levels deep; ignoring it", protocol.MaxDepth))
 		case err != nil:
 			r.Unusable = true
 			r.Warnings = append(r.Warnings, "stdout is not valid JSON; ignoring it: "+Excerpt(stdout))
