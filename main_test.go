@@ -54,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,
+
 			"deepjson": cmdDeepJSON, // main_hardening_test.go
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
