@@ -54,6 +54,9 @@ func (c *ExecCmd) fireViaServer(ctx context.Context, g *Globals, env *Env, event
 		Home:        home,
 		AcceptHooks: g.AcceptHooks || config.Truthy(env.Getenv("NOORA_ACCEPT_HOOKS")),
 	})
+	if err != nil && ctx.Err() != nil {
+		return false, nil // interrupted: the caller answers for it
+	}
 	if err != nil {
 		// Only an explicit --server is told: a host that set
 		// NOORA_HOOKS_SERVER for every exec wants its answers, not noise.

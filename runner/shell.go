@@ -226,7 +226,20 @@ func (h *ShellHook) Run(ctx context.Context, call Call) Result {
 	})
 	res.Duration = out.Duration
 	res.Outcome = &out
+	if ctx.Err() != nil {
+		return h.interrupted(res)
+	}
 	return h.read(res, call, out)
+}
+
+// interrupted records a hook stopped because its caller was (a signal to
+// exec, a forced shutdown of serve): whatever it printed is not its answer,
+// and under fail_closed it blocks like any other failure (SPEC §4: an
+// interrupted gate never reads as "go ahead").
+func (h *ShellHook) interrupted(res Result) Result {
+	res.Status = StatusError
+	res.ExitCode = nil
+	return h.failed(res, "interrupted", "interrupted; its process group was killed")
 }
 
 // read interprets a finished run by the rules of SPEC §4; what the hook's
