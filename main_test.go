@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"ptyrun":      ptyrun,
 		"fakeplugin":  fakeplugin,
 		"envanswer":   envanswer,
+		"stallserver": stallserver, // main_hardening_test.go
 	})
 }
 
