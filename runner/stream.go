@@ -381,6 +381,7 @@ func (s *Streams) deliver(ctx context.Context, h *StreamHook, call Call) Result 
 		p, open := s.take(key, h.Config, !h.CloseOnly)
 		if !open {
 			res.Status = StatusSkipped
+			res.NotDelivered = true
 			res.Warnings = append(res.Warnings, h.where()+"not delivered: the server is shutting down")
 			return res
 		}
@@ -411,12 +412,14 @@ func (s *Streams) deliver(ctx context.Context, h *StreamHook, call Call) Result 
 func (s *Streams) writeLocked(ctx context.Context, h *StreamHook, p *streamProc, call Call, res *Result) {
 	if p.failed {
 		res.Status = StatusSkipped
+		res.NotDelivered = true
 		return
 	}
 	session := p.key.session
 	fail := func(status Status, what string) {
 		p.failed = true
 		res.Status = status
+		res.NotDelivered = true
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s%s; the other lines of session %s's stream are dropped", h.where(), what, session))
 	}
 	if p.child == nil {
