@@ -225,6 +225,9 @@ func readClaudePermission(hso gjson.Result) Answer {
 	case "ask":
 		a := Answer{Kind: Approve}
 		a.Message, _ = str(reason)
+		if in := member(hso, "updatedInput"); in.IsObject() {
+			a.Args = objectOf(in) // the rewrite travels with the ask, as with dialect: claude
+		}
 		return a
 	}
 	if in := member(hso, "updatedInput"); in.IsObject() {
