@@ -5,8 +5,11 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -43,4 +46,45 @@ func stallserver() {
 		}
 		go func() { _, _ = io.Copy(io.Discard, c) }()
 	}
+}
+
+// cmdMountTmpfs is `mounttmpfs DIR SIZE`: a tmpfs of SIZE (e.g. 256k) on DIR,
+// unmounted when the script ends, to fill a disk for real; `mounttmpfs -ro
+// DIR` remounts it read-only. Scripts guard it with [tmpfs].
+func cmdMountTmpfs(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 2 && args[0] == "-ro" {
+		ts.Check(exec.Command("mount", "-o", "remount,ro", ts.MkAbs(args[1])).Run())
+		return
+	}
+	if len(args) != 2 {
+		ts.Fatalf("usage: mounttmpfs DIR SIZE | mounttmpfs -ro DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o700))
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+args[1]+",mode=0700", "tmpfs", dir).CombinedOutput(); err != nil {
+		ts.Fatalf("mount a tmpfs on %s: %v: %s", dir, err, strings.TrimSpace(string(out)))
+	}
+	// Lazy: a sender may still hold a file open in it.
+	ts.Defer(func() { _ = exec.Command("umount", "-l", dir).Run() })
+}
+
+var canMount = sync.OnceValue(func() bool {
+	dir, err := os.MkdirTemp("", "nh-tmpfs")
+	if err != nil {
+		return false
+	}
+	defer os.Remove(dir)
+	if exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).Run() != nil {
+		return false
+	}
+	return exec.Command("umount", dir).Run() == nil
+})
+
+// condition adds [tmpfs]: this process may mount a tmpfs (root on Linux,
+// outside a sandbox that forbids it).
+func condition(cond string) (bool, error) {
+	if cond == "tmpfs" {
+		return runtime.GOOS == "linux" && canMount(), nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

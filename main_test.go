@@ -34,6 +34,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/scripts",
 		RequireExplicitExec: true,
+		Condition:           condition, // main_hardening_test.go
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
@@ -56,7 +57,7 @@ func TestScripts(t *testing.T) {
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,
 
-			"deepjson": cmdDeepJSON, // main_hardening_test.go
+			"deepjson": cmdDeepJSON, "mounttmpfs": cmdMountTmpfs, // main_hardening_test.go
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)

@@ -254,6 +254,7 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 		}
 	}
 	pid := sp.SenderPID()
+	unspooled, unspooledTotal := sp.Unspooled()
 	if c.JSON {
 		var senderPID *int
 		if pid > 0 {
@@ -269,7 +270,10 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 			SenderPID *int            `json:"sender_pid"`
 			Corrupt   int             `json:"corrupt"`
 			Targets   []*targetStatus `json:"targets"`
-		}{sp.Dir, eng.Config.SpoolLimit(), pending, senderPID, sp.Corrupt(), targets})
+			// Unspooled: the last deliveries that could not be spooled.
+			Unspooled      []outbound.Unspooled `json:"unspooled"`
+			UnspooledTotal int                  `json:"unspooled_total"`
+		}{sp.Dir, eng.Config.SpoolLimit(), pending, senderPID, sp.Corrupt(), targets, nonNilUnspooled(unspooled), unspooledTotal})
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 		return nil
 	}
@@ -282,6 +286,7 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 	if n := sp.Corrupt(); n > 0 {
 		fmt.Fprintf(env.Stdout, "corrupt files moved aside: %d\n", n)
 	}
+	printUnspooled(env.Stdout, unspooled, unspooledTotal)
 	if len(targets) == 0 {
 		fmt.Fprintln(env.Stdout, "no outbound targets")
 		return nil
