@@ -63,7 +63,34 @@ func TestABodyThatDoesNotArriveInTimeIsRefused(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestTimeout {
 		t.Fatalf("status %d, want 408", resp.StatusCode)
 	}
-	if !strings.Contains(log.String(), "did not send its body within 1s; refused") {
+	if !strings.Contains(log.String(), "did not send its body in time (1s, and 1s more per MiB received); refused") {
 		t.Fatalf("log %q", log.String())
+	}
+}
+
+func TestABodyThatKeepsArrivingEarnsMoreTime(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		size   int
+		chunk  int
+		grants int
+	}{
+		{"less than a MiB earns nothing", 1<<20 - 1, 4096, 0},
+		{"each whole MiB earns one grant", 3<<20 + 5, 32 << 10, 3},
+		{"a read spanning several MiB earns them all", 5 << 20, 5 << 20, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			grants := 0
+			g := &grantingReader{r: strings.NewReader(strings.Repeat("x", tc.size)), grant: func() { grants++ }}
+			buf := make([]byte, tc.chunk)
+			for {
+				if _, err := g.Read(buf); err != nil {
+					break
+				}
+			}
+			if grants != tc.grants {
+				t.Fatalf("%d grants, want %d", grants, tc.grants)
+			}
+		})
 	}
 }
