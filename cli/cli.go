@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // Version is the program version, set at build time with -ldflags.
@@ -115,6 +117,9 @@ func Main(args []string, env *Env) (code int) {
 			code = int(c)
 		}
 	}()
+	// Every child of this program is started by runner: escaped ones can
+	// be adopted and killed (runner/reap.go).
+	runner.AdoptOrphans()
 	completeIfAsked(parser, env)
 	if len(args) == 0 {
 		args = []string{"--help"}

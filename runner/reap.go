@@ -5,6 +5,7 @@ package runner
 import (
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -12,8 +13,8 @@ import (
 // A hook can leave a process that escaped its process group behind (`setsid
 // sh -c 'sleep 77' &`): killing the group cannot reach it. Where the system
 // lets a process adopt the orphans of its descendants (Linux:
-// PR_SET_CHILD_SUBREAPER, reap_linux.go), the runner does, and every time a
-// hook ends it kills the adopted processes that no running hook can still
+// PR_SET_CHILD_SUBREAPER, reap_linux.go) and the program asked for it
+// (AdoptOrphans), the runner does, and every time a hook ends it kills the adopted processes that no running hook can still
 // own, then reaps them. Elsewhere (macOS, the BSDs: reap_other.go) such an
 // escapee goes to init and is not killed; what stays in the hook's group
 // still is (SPEC §4).
@@ -26,13 +27,25 @@ var family = struct {
 	leaders map[int]bool
 }{leaders: map[int]bool{}}
 
-var adoptOnce sync.Once
+var (
+	adoptOnce sync.Once
+	adopting  atomic.Bool
+)
+
+// AdoptOrphans makes this process adopt the orphans of its descendants where
+// the system allows it (Linux), so that what a hook leaves outside its
+// process group is killed when the hook ends. Only a program whose every
+// child is started through this package may call it (the noora-hooks
+// command does, in cli.Main): a sweep kills any child it did not start. A
+// program that embeds the runner and starts children of its own must not.
+func AdoptOrphans() {
+	adoptOnce.Do(func() { adopting.Store(adoptOrphans()) })
+}
 
 // startTracked starts cmd's process with start and records its pid among our
 // own children; the lock keeps a sweep from taking a child just started
 // for an orphan.
 func startTracked(start func() error, pid func() int) error {
-	adoptOnce.Do(adoptOrphans)
 	family.mu.Lock()
 	defer family.mu.Unlock()
 	if err := start(); err != nil {
@@ -61,6 +74,9 @@ const sweepGrace = time.Second
 // more processes, which are adopted too: the sweep repeats until none is left
 // or it stops making progress.
 func sweepOrphans() {
+	if !adopting.Load() {
+		return
+	}
 	self := os.Getpid()
 	ourGroup := syscall.Getpgrp()
 	for round := 0; round < 8; round++ {

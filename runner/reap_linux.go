@@ -14,9 +14,10 @@ const prSetChildSubreaper = 36
 // adoptOrphans makes this process a child subreaper: a descendant whose
 // parent dies is re-parented to us instead of to init, so a hook's escaped
 // processes can be found and killed (reap.go). It fails only on kernels
-// older than 3.4, which then keep today's behaviour.
-func adoptOrphans() {
-	_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+// older than 3.4 (false), which then keep the group kill alone.
+func adoptOrphans() bool {
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0)
+	return errno == 0
 }
 
 // adoptedChildren lists the children of process self: every thread's
