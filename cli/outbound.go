@@ -225,6 +225,7 @@ func printStatus(w io.Writer, st outbound.SpoolStatus) {
 	if n := st.Corrupt; n > 0 {
 		fmt.Fprintf(w, "corrupt files moved aside: %d\n", n)
 	}
+	printUnspooled(w, st.Unspooled, st.UnspooledTotal)
 	if len(st.Targets) == 0 {
 		fmt.Fprintln(w, "no outbound targets")
 		return

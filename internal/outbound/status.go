@@ -17,6 +17,10 @@ type SpoolStatus struct {
 	// Targets: the configured ones first, in config order, then those that
 	// only the spool still knows.
 	Targets []*TargetStatus `json:"targets"`
+	// Unspooled: the last deliveries that could not be spooled (a full or
+	// read-only disk), and how many there were in all.
+	Unspooled      []Unspooled `json:"unspooled"`
+	UnspooledTotal int         `json:"unspooled_total"`
 }
 
 // TargetStatus is one target's share of the spool.
@@ -79,6 +83,10 @@ func StatusOf(sp Spool, targets []config.OutboundTarget, now time.Time) (SpoolSt
 		for _, d := range ds {
 			count(Key(d.URL), d.Target, d.URL, e.Created)
 		}
+	}
+	st.Unspooled, st.UnspooledTotal = sp.Unspooled()
+	if st.Unspooled == nil {
+		st.Unspooled = []Unspooled{}
 	}
 	failures := sp.Failures()
 	for _, ts := range st.Targets {
