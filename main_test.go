@@ -17,7 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/noora-hooks/noora-hooks/cli"
-	"github.com/noora-hooks/noora-hooks/hooktest"
+	"github.com/noora-hooks/noora-hooks/internal/hooktest"
 )
 
 // TestMain registers noora-hooks and the helper programs that scripts call.
@@ -29,15 +29,23 @@ func TestMain(m *testing.M) {
 		"fakeplugin":  fakeplugin,
 		"envanswer":   envanswer,
 		// noora-hooks check hands over to it (cmd/noora-hooks-check).
-		cli.CheckProgram: func() { os.Exit(hooktest.Main(os.Args[1:], cli.OSEnv())) },
+		cli.CheckProgram: func() { os.Exit(hooktest.Main(os.Args[1:], hooktest.OSEnv())) },
+		"stallserver":    stallserver, // main_hardening_test.go
 	})
 }
+
+// update rewrites the golden files of the scripts that fail a cmp:
+// go test -run TestScripts -u (then review the diff).
+var update = flag.Bool("u", false, "update the golden files in testdata/scripts")
 
 // TestScripts runs testdata/scripts/*.txtar.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/scripts",
 		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
+		Condition:           condition, // main_hardening_test.go
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
@@ -55,10 +63,12 @@ func TestScripts(t *testing.T) {
 			"pgone":   cmdPgone,
 			"bigjson": cmdBigJSON,
 			"mtime":   cmdMtime,
-			"golden":  cmdGolden,
+			"scrub":   cmdScrub,
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,
+
+			"deepjson": cmdDeepJSON, "mounttmpfs": cmdMountTmpfs, // main_hardening_test.go
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
+
+	"github.com/noora-hooks/noora-hooks/internal/runner"
 )
 
 // CheckProgram runs hook tests. It is a program of its own: testscript, whose
@@ -18,7 +19,7 @@ const CheckProgram = "noora-hooks-check"
 // repositories, written as testscript scenarios (docs/hook-tests.md). It
 // hands over to noora-hooks-check.
 type CheckCmd struct {
-	Paths   []string `arg:"" optional:"" help:"Scenario files (.txtar) or directories of them (default: <home>/hook-tests and ./.noora/hook-tests)." type:"path"`
+	Paths   []string `arg:"" optional:"" help:"Scenario files (.txtar) or directories of them (default: <home>/hook-tests and ./.noora/hook-tests)."`
 	Filter  string   `name:"run" help:"Run only the scenarios whose name matches REGEXP (go test's -run)." placeholder:"REGEXP"`
 	Verbose bool     `short:"v" help:"Print the log of every scenario, passed or not."`
 	JSON    bool     `help:"Print the results as JSON (shape: docs/hook-tests.md)." name:"json"`
@@ -47,13 +48,20 @@ func (c *CheckCmd) Args(g *Globals) []string {
 	if c.JSON {
 		args = append(args, "--json")
 	}
-	return append(append(args, "--"), c.Paths...)
+	args = append(args, "--")
+	for _, p := range c.Paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		args = append(args, p)
+	}
+	return args
 }
 
 // Run replaces this process with noora-hooks-check, found beside this
 // program or on PATH. No child is started: the exec replaces the image.
 func (c *CheckCmd) Run(g *Globals, env *Env) error {
-	prog, err := findCheckProgram()
+	prog, err := findCheckProgram(env.Environ())
 	if err != nil {
 		return err
 	}
@@ -61,18 +69,18 @@ func (c *CheckCmd) Run(g *Globals, env *Env) error {
 	return fmt.Errorf("run %s: %w", prog, syscall.Exec(prog, argv, env.Environ()))
 }
 
-func findCheckProgram() (string, error) {
+func findCheckProgram(environ []string) (string, error) {
 	if self, err := os.Executable(); err == nil {
 		beside := filepath.Join(filepath.Dir(self), CheckProgram)
 		if st, err := os.Stat(beside); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return beside, nil
 		}
 	}
-	path, err := exec.LookPath(CheckProgram)
+	path, err := runner.LookPath(CheckProgram, environ)
 	if err == nil {
 		return path, nil
 	}
-	if errors.Is(err, exec.ErrNotFound) {
+	if errors.Is(err, runner.ErrNotFound) {
 		return "", fmt.Errorf("check needs %s beside noora-hooks or on PATH: install it with \"go install github.com/noora-hooks/noora-hooks/cmd/%s@latest\" (or make build)", CheckProgram, CheckProgram)
 	}
 	return "", fmt.Errorf("find %s: %w", CheckProgram, err)

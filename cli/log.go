@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/journal"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/journal"
 )
 
 // LogCmd is `noora-hooks log`: the run journal, read like git log.

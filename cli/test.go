@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
+
+	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // TestCmd is `noora-hooks test <event>`.
@@ -39,10 +42,6 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 		}
 		kw = protocol.Merge(kw, file)
 	}
-	if c.ForTool != "" {
-		kw = kw.With("tool_name", protocol.String(c.ForTool))
-	}
-	kw = protocol.WithTelemetry(kw)
 	eng, err := loadManaged(g, env)
 	if err != nil {
 		return err
@@ -54,73 +53,50 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-
-	var hooks []runner.Hook
-	var states []hookState
-	var unmatched []config.ShellHook
-	for _, h := range eng.Config.ShellHooks {
-		if h.Event != event.Name {
-			continue
-		}
-		// Matchers apply only when a tool was named (the Noora CLI's rule):
-		// `test pre_tool_call` tries every hook of the event.
-		if c.ForTool != "" && !h.Matcher.Match(c.ForTool, true) {
-			unmatched = append(unmatched, h)
-			continue
-		}
-		hooks = append(hooks, eng.shellHook(h))
-		states = append(states, eng.stateOf(h))
-	}
-	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
+	defer eng.Close() // after the report: the journal is written last
 	ctx, stop := signalContext()
 	defer stop()
-	defer eng.Close() // after the report: the journal is written last
-	start := time.Now()
-	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
-	answers := make([]protocol.Answer, len(results))
-	for i, r := range results {
-		answers[i] = r.Answer
-	}
-	combined := protocol.Combine(event.Name, kw, answers)
-	eng.recordTest(start, event, kw, cwd, c.ForTool, results, unmatched, combined)
-	payload := protocol.Payload(event.Name, kw, cwd)
-
+	t := eng.Trial(ctx, event, kw, c.ForTool, cwd)
 	if c.JSON {
-		return writeJSON(env.Stdout, testReportOf(c, eng, payload, states, results, unmatched, combined))
+		return writeJSON(env.Stdout, testReportOf(c, eng, t.Payload, t.States, t.Results, t.Unmatched, t.Combined))
 	}
-	w := env.Stdout
-	fmt.Fprintf(w, "Event:   %s\n", event.Name)
-	b, _ := payload.MarshalJSON()
+	printTrial(printableWriter{env.Stdout}, eng, t, c.ForTool)
+	return nil
+}
+
+// printTrial is the text report of `test`.
+func printTrial(w io.Writer, eng *engine.Engine, t engine.Trial, forTool string) {
+	fmt.Fprintf(w, "Event:   %s\n", t.Event.Name)
+	b, _ := t.Payload.MarshalJSON()
 	fmt.Fprintf(w, "Payload: %s\n", b)
-	for _, h := range unmatched {
-		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, c.ForTool)
+	for _, h := range t.Unmatched {
+		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, forTool)
 	}
-	if len(hooks) == 0 {
-		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, event.Name, c.ForTool, len(unmatched)))
-		return nil
+	if len(t.Results) == 0 {
+		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, t.Event.Name, forTool, len(t.Unmatched)))
+		return
 	}
 	unapproved := 0
-	for i, r := range results {
-		s := states[i]
+	for i, r := range t.Results {
+		s := t.States[i]
 		if !s.Approved {
 			unapproved++
 		}
-		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(results), s.Hook.Command)
+		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(t.Results), s.Hook.Command)
 		printHookRun(w, s, r)
 	}
 	fmt.Fprintf(w, "\nCombined answer (as exec prints it")
 	if unapproved > 0 {
-		fmt.Fprintf(w, " once every hook above is approved; not approved yet: %d of %d", unapproved, len(results))
+		fmt.Fprintf(w, " once every hook above is approved; not approved yet: %d of %d", unapproved, len(t.Results))
 	}
-	cb, _ := combined.MarshalJSON()
+	cb, _ := t.Combined.MarshalJSON()
 	fmt.Fprintf(w, "):\n%s\n", cb)
-	for _, warning := range combined.Warnings {
+	for _, warning := range t.Combined.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-	return nil
 }
 
-func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
+func noHookToTest(eng *engine.Engine, event, tool string, unmatched int) string {
 	switch {
 	case event == protocol.TransformAPIErrorClassification:
 		return event + " cannot be a shell hook (plugins only): there is nothing to test."
@@ -131,7 +107,7 @@ func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
 }
 
 // printHookRun prints what one hook did: status, output excerpts, answer.
-func printHookRun(w io.Writer, s hookState, r runner.Result) {
+func printHookRun(w io.Writer, s engine.HookState, r dispatch.Result) {
 	h := s.Hook
 	if h.Matcher != nil {
 		fmt.Fprintf(w, "  matcher:  %s\n", h.Matcher.Source)
@@ -148,24 +124,23 @@ func printHookRun(w io.Writer, s hookState, r runner.Result) {
 	}
 	answer, _ := r.Answer.MarshalJSON()
 	fmt.Fprintf(w, "  answer:   %s\n", answer)
-	for _, warning := range ownWarnings(h, r) {
+	for _, warning := range ownWarnings(r) {
 		fmt.Fprintf(w, "  warning:  %s\n", warning)
 	}
 }
 
-// ownWarnings are a hook's warnings without the `<event> hook "<command>": `
-// that names the hook: a report shows them under its name already.
-func ownWarnings(h config.ShellHook, r runner.Result) []string {
-	prefix := fmt.Sprintf("%s hook %q: ", h.Event, h.Command)
+// ownWarnings are a hook's warnings without the name of the hook: a report
+// shows them under its name already.
+func ownWarnings(r dispatch.Result) []string {
 	out := make([]string, len(r.Warnings))
 	for i, w := range r.Warnings {
-		out[i] = strings.TrimPrefix(w, prefix)
+		out[i] = w.Message
 	}
 	return out
 }
 
 // runSummary is one line: how the run ended and how long it took.
-func runSummary(h config.ShellHook, r runner.Result) string {
+func runSummary(h config.ShellHook, r dispatch.Result) string {
 	switch {
 	case r.Outcome == nil:
 		return "did not start"
@@ -179,18 +154,18 @@ func runSummary(h config.ShellHook, r runner.Result) string {
 	return fmt.Sprintf("exit %d; elapsed %s", r.Outcome.Code, elapsed(r))
 }
 
-func elapsed(r runner.Result) string {
+func elapsed(r dispatch.Result) string {
 	return fmt.Sprintf("%dms", r.Duration.Milliseconds())
 }
 
 // outputLimit is how much of a hook's stdout and stderr `test` shows: the
 // 400 characters that warnings and block messages quote (SPEC §4, §6).
-const outputLimit = runner.MessageLimit
+const outputLimit = shellhook.MessageLimit
 
 // excerpt returns the first 400 characters of out and whether there was more.
 func excerpt(out []byte, truncated bool) (string, bool) {
 	s := strings.ToValidUTF8(string(out), "\uFFFD")
-	cut := runner.Excerpt(s)
+	cut := shellhook.Excerpt(s)
 	return cut, truncated || len(cut) < len(s)
 }
 
@@ -223,7 +198,7 @@ type testedHook struct {
 	Command         string          `json:"command"`
 	Matcher         *string         `json:"matcher"`
 	Approved        bool            `json:"approved"`
-	Status          runner.Status   `json:"status"`
+	Status          dispatch.Status `json:"status"`
 	ExitCode        *int            `json:"exit_code"`
 	ElapsedMS       int64           `json:"elapsed_ms"`
 	Stdout          string          `json:"stdout"`
@@ -239,7 +214,7 @@ type notMatchedHook struct {
 	Matcher string `json:"matcher"`
 }
 
-func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hookState, results []runner.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
+func testReportOf(c *TestCmd, eng *engine.Engine, payload protocol.Object, states []engine.HookState, results []dispatch.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
 	rep := testReport{
 		Event: c.Event, Payload: payload, Hooks: []testedHook{}, NotMatched: []notMatchedHook{},
 		Combined: combined.Object(), Warnings: combined.Warnings,
@@ -255,7 +230,7 @@ func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hoo
 		answer, _ := r.Answer.MarshalJSON()
 		t := testedHook{
 			Command: h.Command, Approved: states[i].Approved, Status: r.Status, ExitCode: r.ExitCode,
-			ElapsedMS: r.Duration.Milliseconds(), Answer: answer, Warnings: ownWarnings(h, r),
+			ElapsedMS: r.Duration.Milliseconds(), Answer: answer, Warnings: ownWarnings(r),
 		}
 		if h.Matcher != nil {
 			t.Matcher = &h.Matcher.Source

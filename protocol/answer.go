@@ -52,14 +52,21 @@ type Answer struct {
 	Args    Object // Modify; Approve when the hook also rewrote args
 	Text    string // Context, Replace
 	Fields  Object // Fields
+	// Stop asks the agent to end its run (a dialect hook's "continue":
+	// false), with StopReason for the person; it rides along any Kind.
+	Stop       bool
+	StopReason string
 }
 
 // MarshalJSON gives the compact form used in traces.
 func (a Answer) MarshalJSON() ([]byte, error) {
-	if a.Kind == None {
+	if a.Kind == None && !a.Stop {
 		return []byte("null"), nil
 	}
 	o := Object{{Key: "kind", Value: String(a.Kind.String())}}
+	if a.Stop {
+		o = append(o, Field{Key: "stop", Value: Raw(true)}, Field{Key: "stop_reason", Value: String(a.StopReason)})
+	}
 	if a.Message != "" {
 		o = append(o, Field{Key: "message", Value: String(a.Message)})
 	}
@@ -82,11 +89,15 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 var ErrInvalidJSON = errors.New("output is not valid JSON")
 
 // Parse reads a hook's stdout as one JSON value. Empty (after trimming) means no
-// answer and returns ok=false with no error.
+// answer and returns ok=false with no error. An answer nesting deeper than
+// MaxDepth is an error wrapping ErrTooDeep.
 func Parse(stdout []byte) (v gjson.Result, ok bool, err error) {
 	stdout = bytes.TrimSpace(stdout)
 	if len(stdout) == 0 {
 		return gjson.Result{}, false, nil
+	}
+	if err := CheckDepth(stdout); err != nil {
+		return gjson.Result{}, false, err
 	}
 	if !gjson.ValidBytes(stdout) {
 		return gjson.Result{}, false, ErrInvalidJSON
@@ -115,7 +126,7 @@ func Read(event string, v gjson.Result) Answer {
 			return Answer{Kind: Fields, Fields: objectOf(v)}
 		}
 	case TransformAPIErrorClassification:
-		if v.IsObject() && v.Get(escape("reason")).Type == gjson.String {
+		if v.IsObject() && member(v, "reason").Type == gjson.String {
 			return Answer{Kind: Fields, Fields: objectOf(v)}
 		}
 	}
@@ -123,21 +134,21 @@ func Read(event string, v gjson.Result) Answer {
 }
 
 // member reads a top-level key without gjson's path syntax getting in the way.
+// A key given twice reads its last value, as Python's json module keeps it:
+// gjson alone would read the first, and {"action":"allow","action":"block"}
+// blocks in the agent.
 func member(v gjson.Result, key string) gjson.Result {
-	return v.Get(escape(key))
-}
-
-// escape quotes gjson's path metacharacters so a key is read literally.
-func escape(key string) string {
-	var b strings.Builder
-	for _, r := range key {
-		switch r {
-		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%', '(', ')', '[', ']', '{', '}', ',', ':', '"':
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
+	var out gjson.Result
+	if !v.IsObject() {
+		return out
 	}
-	return b.String()
+	v.ForEach(func(k, val gjson.Result) bool {
+		if k.Str == key {
+			out = val
+		}
+		return true
+	})
+	return out
 }
 
 // str returns the value as a string when it is one.
@@ -151,7 +162,7 @@ func str(v gjson.Result) (string, bool) {
 // nonBlank returns the first candidate that is a string with non-space content.
 func nonBlank(candidates ...gjson.Result) (string, bool) {
 	for _, c := range candidates {
-		if s, ok := str(c); ok && strings.TrimSpace(s) != "" {
+		if s, ok := str(c); ok && PyStrip(s) != "" {
 			return s, true
 		}
 	}
@@ -166,17 +177,34 @@ func blockWith(candidates ...gjson.Result) Answer {
 	return Answer{Kind: Block, Message: msg}
 }
 
+// readToolDirective mirrors the agent's shell-hook reader for pre_tool_call
+// (agent/shell_hooks.py _parse_pre_tool_call): a block in either dialect
+// first, Noora's before Claude's; then a modify, Noora's form before Claude's
+// even when both verbs are given; then an approve. Only where the agent finds
+// nothing are the Claude Code and Cursor permission shapes read.
 func readToolDirective(v gjson.Result) Answer {
 	if !v.IsObject() {
 		return Answer{}
 	}
-	action, _ := str(member(v, "action"))
-	decision, _ := str(member(v, "decision"))
+	action, decision := member(v, "action"), member(v, "decision")
 	switch {
-	case action == "block":
-		return blockWith(member(v, "message"), member(v, "reason"))
-	case decision == "block":
-		return blockWith(member(v, "reason"), member(v, "message"))
+	case isString(action, "block"):
+		return Answer{Kind: Block, Message: blockMessage(member(v, "message"), member(v, "reason"))}
+	case isString(decision, "block"):
+		return Answer{Kind: Block, Message: blockMessage(member(v, "reason"), member(v, "message"))}
+	}
+	if args := member(v, "args"); isString(action, "modify") && args.IsObject() {
+		return Answer{Kind: Modify, Args: objectOf(args)}
+	}
+	if args := member(v, "tool_input"); isString(decision, "modify") && args.IsObject() {
+		return Answer{Kind: Modify, Args: objectOf(args)}
+	}
+	if isString(action, "approve") {
+		// Both optional; the agent strips them and drops what is blank.
+		a := Answer{Kind: Approve}
+		a.Message = strippedString(member(v, "message"))
+		a.RuleKey = strippedString(member(v, "rule_key"))
+		return a
 	}
 	// Claude Code: {"hookSpecificOutput": {"permissionDecision": ...}}.
 	if hso := member(v, "hookSpecificOutput"); hso.IsObject() {
@@ -190,26 +218,26 @@ func readToolDirective(v gjson.Result) Answer {
 			return a
 		}
 	}
-	// Modify: one dialect at a time; {"action":"modify","tool_input":...} is no answer.
-	if action == "modify" {
-		if args := member(v, "args"); args.IsObject() {
-			return Answer{Kind: Modify, Args: objectOf(args)}
-		}
-		return Answer{}
-	}
-	if decision == "modify" {
-		if args := member(v, "tool_input"); args.IsObject() {
-			return Answer{Kind: Modify, Args: objectOf(args)}
-		}
-		return Answer{}
-	}
-	if action == "approve" {
-		a := Answer{Kind: Approve}
-		a.Message, _ = str(member(v, "message"))
-		a.RuleKey, _ = str(member(v, "rule_key"))
-		return a
-	}
 	return Answer{}
+}
+
+// blockMessage is the agent's _block_message: `primary or secondary` by
+// Python truthiness, used when it is a non-empty string (blank included),
+// else the default. A truthy non-string primary (42) hides the secondary.
+func blockMessage(primary, secondary gjson.Result) string {
+	if raw := pyOr(primary, secondary); raw.Type == gjson.String && raw.Str != "" {
+		return raw.Str
+	}
+	return DefaultBlockMessage
+}
+
+// strippedString is v stripped as Python's str.strip() does, or "" when v is
+// not a string.
+func strippedString(v gjson.Result) string {
+	if v.Type != gjson.String {
+		return ""
+	}
+	return PyStrip(v.Str)
 }
 
 func readClaudePermission(hso gjson.Result) Answer {
@@ -221,6 +249,9 @@ func readClaudePermission(hso gjson.Result) Answer {
 	case "ask":
 		a := Answer{Kind: Approve}
 		a.Message, _ = str(reason)
+		if in := member(hso, "updatedInput"); in.IsObject() {
+			a.Args = objectOf(in) // the rewrite travels with the ask, as with dialect: claude
+		}
 		return a
 	}
 	if in := member(hso, "updatedInput"); in.IsObject() {
@@ -273,30 +304,37 @@ func readContext(v gjson.Result) Answer {
 }
 
 func contextAnswer(s string) Answer {
-	if strings.TrimSpace(s) == "" {
+	if PyStrip(s) == "" {
 		return Answer{}
 	}
 	return Answer{Kind: Context, Text: s}
 }
 
+// readContinue mirrors the agent's pre_verify reader (agent/shell_hooks.py
+// _parse_pre_verify): the verb is `action or decision` by Python truthiness,
+// stripped and lower-cased; "continue" (Noora) and "block" (Claude Code's
+// Stop) both keep the agent going. The message is `message or reason`, and
+// must be a string with something besides blanks; it is stripped.
 func readContinue(v gjson.Result) Answer {
 	if !v.IsObject() {
 		return Answer{}
 	}
-	action, _ := str(member(v, "action"))
-	decision, _ := str(member(v, "decision"))
-	var msg string
-	var ok bool
-	switch {
-	case action == "continue":
-		msg, ok = nonBlank(member(v, "message"), member(v, "reason"))
-	case decision == "block":
-		msg, ok = nonBlank(member(v, "reason"), member(v, "message"))
-	}
-	if !ok {
+	verb := pyOr(member(v, "action"), member(v, "decision"))
+	if verb.Type != gjson.String {
+		// str() of a number, a boolean or a container never reads as
+		// either verb.
 		return Answer{}
 	}
-	return Answer{Kind: Continue, Message: msg}
+	switch strings.ToLower(PyStrip(verb.Str)) {
+	case "continue", "block":
+	default:
+		return Answer{}
+	}
+	msg := pyOr(member(v, "message"), member(v, "reason"))
+	if msg.Type != gjson.String || PyStrip(msg.Str) == "" {
+		return Answer{}
+	}
+	return Answer{Kind: Continue, Message: PyStrip(msg.Str)}
 }
 
 func readGatewayAction(v gjson.Result) Answer {

@@ -30,10 +30,12 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	switch event {
 	case PreToolCall:
 		c.Answer = combineToolCall(kw, answers)
-	case PreLLMCall:
+	case PreLLMCall, PostToolCall:
+		// post_tool_call: context a dialect hook adds to the tool's result
+		// (Claude's, Gemini's and Codex's additionalContext).
 		var parts []string
 		for _, a := range answers {
-			if a.Kind == Context && strings.TrimSpace(a.Text) != "" {
+			if a.Kind == Context && PyStrip(a.Text) != "" {
 				parts = append(parts, a.Text)
 			}
 		}
@@ -42,7 +44,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 		}
 	case PreVerify:
 		for _, a := range answers {
-			if a.Kind == Continue && strings.TrimSpace(a.Message) != "" {
+			if a.Kind == Continue && PyStrip(a.Message) != "" {
 				c.Answer = Object{
 					{Key: "action", Value: String("continue")},
 					{Key: "message", Value: String(a.Message)},
@@ -82,6 +84,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 			}
 		}
 	}
+	c.Answer = append(c.Answer, stopFields(answers)...)
 	return c
 }
 

@@ -6,10 +6,9 @@ package main
 import (
 	"os"
 
-	"github.com/noora-hooks/noora-hooks/cli"
-	"github.com/noora-hooks/noora-hooks/hooktest"
+	"github.com/noora-hooks/noora-hooks/internal/hooktest"
 )
 
 func main() {
-	os.Exit(hooktest.Main(os.Args[1:], cli.OSEnv()))
+	os.Exit(hooktest.Main(os.Args[1:], hooktest.OSEnv()))
 }
