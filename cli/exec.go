@@ -69,6 +69,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	for _, w := range report.Warnings() {
 		env.Warnf("%s", w)
 	}
+	if w := protocol.UnreadContext(report.Combined); w != "" {
+		env.Warnf("%s", w)
+	}
 	_, err = env.Stdout.Write(report.AnswerJSON(c.Trace))
 	return err
 }

@@ -205,17 +205,22 @@ func sessionContext(ev *Event, r runner.Reading) runner.Reading {
 // behavior per event).
 func readClaudeExit2(ev *Event, out runner.Outcome) runner.Reading {
 	var r runner.Reading
-	stderr := runner.Excerpt(strings.TrimSpace(string(out.Stderr)))
+	stderr := DialectMessage(out)
 	switch ev.Name {
 	case "PreToolUse":
-		r.Answer = protocol.Answer{Kind: protocol.Block, Message: runner.StderrMessage(out)}
+		r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(stderr)}
+	case "PostToolUse", "PostToolUseFailure":
+		// "stderr is shown to Claude" after the call: context.
+		if stderr != "" {
+			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stderr}
+		}
 	case "Stop":
 		if stderr == "" {
 			r.Warnings = append(r.Warnings, "exit 2 keeps Claude going, but pre_verify needs a message and stderr is empty; ignored")
 		} else {
 			r.Answer = protocol.Answer{Kind: protocol.Continue, Message: stderr}
 		}
-	case "UserPromptSubmit", "PermissionRequest", "SubagentStop", "PostToolUse", "PostToolUseFailure":
+	case "UserPromptSubmit", "PermissionRequest", "SubagentStop":
 		r.Warnings = append(r.Warnings, noCounterpart(ev, exit2Meaning[ev.Name], stderr))
 	default:
 		r.Failed = true // "Shows stderr to user only"
@@ -224,11 +229,9 @@ func readClaudeExit2(ev *Event, out runner.Outcome) runner.Reading {
 }
 
 var exit2Meaning = map[string]string{
-	"UserPromptSubmit":   "exit 2 rejects the prompt",
-	"PermissionRequest":  "exit 2 denies the permission",
-	"SubagentStop":       "exit 2 keeps the subagent going",
-	"PostToolUse":        "exit 2 feeds stderr back to the model",
-	"PostToolUseFailure": "exit 2 feeds stderr back to the model",
+	"UserPromptSubmit":  "exit 2 rejects the prompt",
+	"PermissionRequest": "exit 2 denies the permission",
+	"SubagentStop":      "exit 2 keeps the subagent going",
 }
 
 // noCounterpart is the warning for an answer Noora cannot act on.
@@ -251,17 +254,15 @@ func readClaudeJSON(ev *Event, call runner.Call, v gjson.Result) runner.Reading 
 	reason := get(v, "reason")
 
 	// "continue: false" stops Claude whatever the event, and takes
-	// precedence over the event's own decision fields.
+	// precedence over the event's own decision fields: it is Noora's stop
+	// directive (SPEC §4). The tool call it came before does not run.
 	if c := get(v, "continue"); c.Type == gjson.False {
 		why := firstNonBlank(get(v, "stopReason"), reason)
-		switch ev.Name {
-		case "PreToolUse":
-			r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(why)}
-		case "Stop", "SubagentStop":
-			// Stopping is what happens anyway.
-		default:
-			r.Warnings = append(r.Warnings, noCounterpart(ev, "continue: false stops the agent", why))
+		if ev.Name == "PreToolUse" {
+			msg := firstNonBlank(hso.Get("permissionDecisionReason"), reason, get(v, "stopReason"))
+			r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(msg)}
 		}
+		r.Answer.Stop, r.Answer.StopReason = true, why
 		return r
 	}
 
@@ -290,9 +291,24 @@ func readClaudeJSON(ev *Event, call runner.Call, v gjson.Result) runner.Reading 
 				r.Warnings = append(r.Warnings, "decision: block without a reason cannot keep the agent going (pre_verify needs a message); ignored")
 			}
 		}
-	case "PostToolUse", "PostToolUseFailure", "SubagentStop":
+	case "PostToolUse", "PostToolUseFailure":
+		// What Claude shows the model after the call: the reason of a
+		// block and additionalContext, in the combined answer's "context".
+		var parts []string
 		if decision == "block" {
-			r.Warnings = append(r.Warnings, noCounterpart(ev, "decision: block feeds the reason back to the model", reason.String()))
+			if msg := firstNonBlank(reason); msg != "" {
+				parts = append(parts, msg)
+			}
+		}
+		if ctx := firstNonBlank(get(hso, "additionalContext")); ctx != "" {
+			parts = append(parts, ctx)
+		}
+		if len(parts) > 0 {
+			r.Answer = protocol.Answer{Kind: protocol.Context, Text: strings.Join(parts, "\n\n")}
+		}
+	case "SubagentStop":
+		if decision == "block" {
+			r.Warnings = append(r.Warnings, noCounterpart(ev, "decision: block keeps the subagent going", reason.String()))
 		}
 	}
 	return r

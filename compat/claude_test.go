@@ -131,7 +131,10 @@ func TestClaudeRead(t *testing.T) {
 		failed   bool
 		unusable bool
 		warns    int
+		stop     bool
+		reason   string
 	}
+	longReason := "Commits on main are not allowed. " + strings.Repeat("Create a branch with git switch -c, commit there, and open a pull request. ", 9) + "END"
 	tests := []struct {
 		name, event, kwargs string
 		code                int
@@ -159,8 +162,15 @@ func TestClaudeRead(t *testing.T) {
 			want{kind: protocol.Modify, args: `{"path":"b"}`}},
 		{"the older decision block still blocks", "pre_tool_call", `{}`, 0, `{"decision":"block","reason":"old style"}`, "",
 			want{kind: protocol.Block, message: "old style"}},
-		{"continue false stops the tool call", "pre_tool_call", `{}`, 0, `{"continue":false,"stopReason":"build is red"}`, "",
-			want{kind: protocol.Block, message: "build is red"}},
+		{"continue false blocks the tool call and stops the agent", "pre_tool_call", `{}`, 0, `{"continue":false,"stopReason":"build is red"}`, "",
+			want{kind: protocol.Block, message: "build is red", stop: true, reason: "build is red"}},
+		{"continue false with a deny blocks with the deny's reason", "pre_tool_call", `{}`, 0,
+			`{"continue":false,"stopReason":"Ask a human","hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"secrets in the diff"}}`, "",
+			want{kind: protocol.Block, message: "secrets in the diff", stop: true, reason: "Ask a human"}},
+		{"continue false on a prompt stops the agent", "pre_llm_call", `{}`, 0, `{"continue":false,"stopReason":"frozen"}`, "",
+			want{kind: protocol.None, stop: true, reason: "frozen"}},
+		{"exit 2 on PreToolUse keeps the whole stderr, as Claude does", "pre_tool_call", `{}`, 2, "", longReason + "\n",
+			want{kind: protocol.Block, message: longReason}},
 		{"additionalContext before a tool has no counterpart", "pre_tool_call", `{}`, 0,
 			`{"hookSpecificOutput":{"additionalContext":"note"}}`, "", want{kind: protocol.None, warns: 1}},
 		{"plain text on PreToolUse is a log, not an answer", "pre_tool_call", `{}`, 0, "checked 3 files\n", "",
@@ -184,15 +194,20 @@ func TestClaudeRead(t *testing.T) {
 			want{kind: protocol.Continue, message: "tests fail"}},
 		{"a Stop block without a reason is a warning", "pre_verify", `{}`, 0, `{"decision":"block"}`, "",
 			want{kind: protocol.None, warns: 1}},
-		{"continue false on Stop is what happens anyway", "pre_verify", `{}`, 0, `{"continue":false,"stopReason":"done"}`, "",
-			want{kind: protocol.None}},
+		{"continue false on Stop is a stop", "pre_verify", `{}`, 0, `{"continue":false,"stopReason":"done"}`, "",
+			want{kind: protocol.None, stop: true, reason: "done"}},
 		{"plain text on SessionStart is context, which goes nowhere in Noora", "on_session_start", `{}`, 0, "Project notes", "",
 			want{kind: protocol.Context, text: "Project notes", warns: 1}},
 		{"a PermissionRequest decision has no counterpart", "pre_approval_request", `{"command":"ls"}`, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`, "",
 			want{kind: protocol.None, warns: 1}},
-		{"a PostToolUse block has no counterpart", "post_tool_call", `{"status":"success"}`, 0, `{"decision":"block","reason":"lint failed"}`, "",
-			want{kind: protocol.None, warns: 1}},
+		{"a PostToolUse block's reason is context for the model", "post_tool_call", `{"status":"success"}`, 0, `{"decision":"block","reason":"lint failed"}`, "",
+			want{kind: protocol.Context, text: "lint failed"}},
+		{"PostToolUse additionalContext is context for the model", "post_tool_call", `{"status":"success"}`, 0,
+			`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted 2 files"}}`, "",
+			want{kind: protocol.Context, text: "formatted 2 files"}},
+		{"exit 2 after a tool call gives the model stderr", "post_tool_call", `{"status":"success"}`, 2, "", "3 type errors\n",
+			want{kind: protocol.Context, text: "3 type errors"}},
 		{"exit 2 on SessionEnd shows stderr as a failure", "on_session_end", `{}`, 2, "", "x",
 			want{kind: protocol.None, failed: true}},
 	}
@@ -205,6 +220,9 @@ func TestClaudeRead(t *testing.T) {
 			if a.Kind != tt.want.kind || a.Message != tt.want.message || a.Text != tt.want.text || jsonOf(a.Args) != tt.want.args {
 				t.Errorf("answer = %v %q %q %s, want %v %q %q %s", a.Kind, a.Message, a.Text, jsonOf(a.Args),
 					tt.want.kind, tt.want.message, tt.want.text, tt.want.args)
+			}
+			if a.Stop != tt.want.stop || a.StopReason != tt.want.reason {
+				t.Errorf("stop %v %q, want %v %q", a.Stop, a.StopReason, tt.want.stop, tt.want.reason)
 			}
 			if r.Failed != tt.want.failed || r.Unusable != tt.want.unusable || len(r.Warnings) != tt.want.warns {
 				t.Errorf("failed %v unusable %v warnings %q; want %v %v %d", r.Failed, r.Unusable, r.Warnings, tt.want.failed, tt.want.unusable, tt.want.warns)

@@ -30,16 +30,8 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	switch event {
 	case PreToolCall:
 		c.Answer = combineToolCall(kw, answers)
-	case PreLLMCall:
-		var parts []string
-		for _, a := range answers {
-			if a.Kind == Context && strings.TrimSpace(a.Text) != "" {
-				parts = append(parts, a.Text)
-			}
-		}
-		if len(parts) > 0 {
-			c.Answer = Object{{Key: "context", Value: String(strings.Join(parts, "\n\n"))}}
-		}
+	case PreLLMCall, PostToolCall:
+		c.Answer = combineContext(answers)
 	case PreVerify:
 		for _, a := range answers {
 			if a.Kind == Continue && strings.TrimSpace(a.Message) != "" {
@@ -82,6 +74,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 			}
 		}
 	}
+	c.Answer = combineStop(event, c.Answer, answers)
 	return c
 }
 
@@ -92,10 +85,14 @@ func combineToolCall(kw Kwargs, answers []Answer) Object {
 	for i, a := range answers {
 		switch a.Kind {
 		case Block:
-			return Object{
+			out := Object{
 				{Key: "action", Value: String("block")},
 				{Key: "message", Value: String(a.Message)},
 			}
+			if a.UserMessage != "" {
+				out = append(out, Field{Key: "user_message", Value: String(a.UserMessage)})
+			}
+			return out
 		case Approve:
 			if approve == nil {
 				approve = &answers[i]
@@ -119,6 +116,9 @@ func combineToolCall(kw Kwargs, answers []Answer) Object {
 		out := Object{{Key: "action", Value: String("approve")}}
 		if approve.Message != "" {
 			out = append(out, Field{Key: "message", Value: String(approve.Message)})
+		}
+		if approve.UserMessage != "" {
+			out = append(out, Field{Key: "user_message", Value: String(approve.UserMessage)})
 		}
 		if approve.RuleKey != "" {
 			out = append(out, Field{Key: "rule_key", Value: String(approve.RuleKey)})
