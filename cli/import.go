@@ -17,7 +17,7 @@ import (
 // ImportCmd is `noora-hooks import claude|cursor [FILE]` (SPEC §11).
 type ImportCmd struct {
 	Tool  string `arg:"" enum:"claude,cursor" help:"Whose hooks: claude (a Claude Code settings.json) or cursor (a Cursor hooks.json)."`
-	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: ./.claude/settings.json for claude, ./.cursor/hooks.json for cursor)."`
+	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: ./.claude/settings.json for claude, ./.cursor/hooks.json for cursor). For claude, also a plugin directory or its hooks/hooks.json."`
 	Write bool   `help:"Merge the entries into the config file instead of printing them: what is there stays, comments included; an entry already there is not added again."`
 	JSON  bool   `name:"json" help:"Print a JSON report: {source, dialect, entries, warnings, yaml, config, added, present}."`
 }
@@ -31,11 +31,26 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 			file = filepath.Join(".cursor", "hooks.json")
 		}
 	}
+	var plugin *compat.ClaudePlugin
+	if c.Tool == compat.Claude {
+		p, hooksFile, ok, err := compat.FindClaudePlugin(file)
+		if err != nil {
+			return err
+		}
+		if ok {
+			plugin, file = &p, hooksFile
+		}
+	}
 	data, err := readSettings(file)
 	if err != nil {
 		return err
 	}
-	im, err := compat.Import(c.Tool, file, data)
+	var im compat.Imported
+	if plugin != nil {
+		im, err = compat.ImportClaudePlugin(*plugin, file, data)
+	} else {
+		im, err = compat.Import(c.Tool, file, data)
+	}
 	if err != nil {
 		return err
 	}

@@ -109,8 +109,17 @@ func (d dialect) Env(_ config.ShellHook, call runner.Call) []string {
 	return []string{d.projectVar + "=" + projectDir(call.Env, d.projectVar, call.Cwd)}
 }
 
-// Read implements runner.Dialect by the tool's rules.
+// Read implements runner.Dialect by the tool's rules. A hook whose script
+// is not there could not start: it failed, whatever its exit status says
+// (python3 exits 2, which would read as a block).
 func (d dialect) Read(h config.ShellHook, call runner.Call, out runner.Outcome) runner.Reading {
+	if out.Code != 0 {
+		env := runner.WithEnv(runner.Env(call), d.Env(h, call))
+		if script, missing := missingScript(h.Command, call.Cwd, env); missing {
+			return runner.Reading{Failed: true, Unusable: true, Warnings: []string{
+				"cannot start: the script " + script + " does not exist; a hook that cannot start is a failed hook, not a block"}}
+		}
+	}
 	ev, _ := eventFor(d.tool, h, call)
 	if ev == nil {
 		return runner.ReadNoora(call.Event.Name, out)

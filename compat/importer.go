@@ -40,6 +40,10 @@ func (e *ImportSyntaxError) Error() string {
 // file"). The error is for a file that is not a JSON object; everything
 // else is a warning, and never silently dropped.
 func Import(dialect, file string, data []byte) (Imported, error) {
+	return importWith(dialect, file, data, nil)
+}
+
+func importWith(dialect, file string, data []byte, plugin *ClaudePlugin) (Imported, error) {
 	if !gjson.ValidBytes(data) {
 		return Imported{}, jsonSyntaxError(file, data)
 	}
@@ -47,7 +51,10 @@ func Import(dialect, file string, data []byte) (Imported, error) {
 	if !root.IsObject() {
 		return Imported{}, &ImportSyntaxError{File: file, Line: 1, Col: 1, Msg: "expected a JSON object with \"hooks\""}
 	}
-	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}}
+	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}, plugin: plugin}
+	if plugin != nil && plugin.Data != "" && !fileExists(plugin.Data) {
+		im.warnf("", "CLAUDE_PLUGIN_DATA of plugin %s is %s, which does not exist: Claude Code creates it when the plugin first runs, noora-hooks does not (mkdir -p it if the hooks keep data there)", plugin.Name, plugin.Data)
+	}
 	switch dialect {
 	case Claude:
 		im.claude(root)
@@ -91,6 +98,7 @@ type importer struct {
 	warnings        []string
 	seen            map[string]bool
 	defaultTimeouts int
+	plugin          *ClaudePlugin // set when importing a Claude Code plugin's hooks
 }
 
 func (im *importer) warnf(where, format string, args ...any) {
@@ -144,15 +152,20 @@ func (im *importer) claude(root gjson.Result) {
 					im.unmapped(hwhere, name, ev, command)
 					continue
 				}
+				command = im.substitutePlugin(command)
 				if args := member(h, "args"); args.Exists() {
 					argv, ok := stringList(args)
 					if !ok {
 						im.warnf(hwhere, "args must be a list of strings; the hook %q is skipped", command)
 						continue
 					}
+					for i := range argv {
+						argv[i] = im.substitutePlugin(argv[i])
+					}
 					// command + args: a program and its arguments, no shell.
 					command = joinArgv(append([]string{command}, argv...))
 				}
+				im.checkResolved(hwhere, command)
 				if member(h, "async").Type == gjson.True {
 					im.warnf(hwhere, "async: true runs %q in the background in Claude Code; noora-hooks waits for it (set a short timeout if it is slow)", command)
 				}
@@ -343,6 +356,18 @@ func (im *importer) add(where string, ev *Event, e config.Entry, command, base s
 	cmd, comment, warns := RunnableCommand(command, base)
 	for _, w := range warns {
 		im.warnf(where, "%s", w)
+	}
+	if im.plugin != nil {
+		// Claude Code sets both for every hook of a plugin; its scripts
+		// read them.
+		env := joinArgv([]string{"env", "CLAUDE_PLUGIN_ROOT=" + im.plugin.Root, "CLAUDE_PLUGIN_DATA=" + im.plugin.Data})
+		cmd = env + " " + cmd
+		note := "from the Claude Code plugin " + im.plugin.Name + ": CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA set as Claude Code sets them"
+		if comment != "" {
+			comment += "\n" + note
+		} else {
+			comment = note
+		}
 	}
 	e.Command, e.Comment = cmd, comment
 	if !soleEvent(ev) {
