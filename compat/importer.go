@@ -187,6 +187,9 @@ func (im *importer) claude(root gjson.Result) {
 					im.defaultTimeouts++
 				}
 				im.add(hwhere, ev, e, command, "")
+				if name == "Notification" {
+					im.warnf(hwhere, "Noora fires Notification hooks only for approval requests (notification_type permission_prompt, on pre_approval_request), never for idle notifications (idle_prompt) or others")
+				}
 			}
 		}
 		return true
@@ -279,7 +282,12 @@ func (im *importer) handler(where string, h gjson.Result, known ...string) (stri
 		if typ.Type == gjson.String {
 			what = fmt.Sprintf("%q", typ.String())
 		}
-		im.warnf(where, "a hook of type %s cannot be carried over: noora-hooks runs commands only; skipped", what)
+		switch typ.String() {
+		case "prompt", "agent":
+			im.warnf(where, "a hook of type %s is evaluated by a model in Claude Code; noora-hooks runs no model, so it cannot be carried over; skipped", what)
+		default:
+			im.warnf(where, "a hook of type %s cannot be carried over: noora-hooks runs commands only; skipped", what)
+		}
 		return "", false
 	}
 	command := member(h, "command")
