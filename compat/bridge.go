@@ -121,13 +121,9 @@ func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 				continue
 			}
 		case "tool_response":
-			// Noora's result is a string: the response's JSON text.
-			r := gjson.ParseBytes(f.Value)
-			if r.Type == gjson.String {
-				kw = kw.With("result", f.Value)
-			} else {
-				kw = kw.With("result", protocol.String(strings.TrimSpace(r.Raw)))
-			}
+			// Noora's result is a string: JSON text in the Noora tool's
+			// shape where it has one (results.go), else the response's.
+			kw = kw.With("result", nooraResult(toolName, f.Value))
 			continue
 		case "stop_hook_active":
 			if ev.Name == "Stop" {

@@ -124,8 +124,9 @@ func claudeToolCall(ev *Event, kw protocol.Kwargs) (string, protocol.Object) {
 	return name, input
 }
 
-// toolResponse: Claude hands hooks the tool's structured response; Noora's
-// result is a string, often JSON text, which is unwrapped when it is.
+// toolResponse: Claude hands hooks the tool's structured response, in its
+// own shape per tool (results.go); Noora's result is a string, often JSON
+// text, which is unwrapped when it is.
 func toolResponse(kw protocol.Kwargs) json.RawMessage {
 	if v, ok := kwValue(kw, "tool_response"); ok {
 		return v
@@ -134,14 +135,9 @@ func toolResponse(kw protocol.Kwargs) json.RawMessage {
 	if !ok {
 		return json.RawMessage("null")
 	}
-	if r := gjson.ParseBytes(v); r.Type == gjson.String {
-		if inner := strings.TrimSpace(r.String()); gjson.Valid(inner) {
-			if p := gjson.Parse(inner); p.IsObject() || p.IsArray() {
-				return json.RawMessage(inner)
-			}
-		}
-	}
-	return v
+	tool, _ := protocol.ToolName(kw)
+	args, _ := protocol.ToolArgs(kw)
+	return claudeResponse(tool, args, v)
 }
 
 func toolError(kw protocol.Kwargs) string {
