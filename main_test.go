@@ -58,6 +58,7 @@ func TestScripts(t *testing.T) {
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)
 			"sink": cmdSink, "envsubst": cmdEnvsubst, "killsender": cmdKillSender, "parallel": cmdParallel,
+			"policyserver": cmdPolicyServer, // URL hooks (main_urlhook_test.go)
 		},
 	})
 }

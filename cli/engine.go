@@ -166,12 +166,15 @@ func unknownEvent(event string) error {
 // shellHook is one configured entry ready to run outside the dispatcher (test,
 // doctor), speaking its dialect when it has one, as exec would run it.
 func (e *Engine) shellHook(h config.ShellHook) runner.Hook {
+	var dialect runner.Dialect
+	if h.Dialect != "" {
+		dialect = compat.Dialects()[h.Dialect]
+	}
+	if h.URL != "" {
+		return &runner.URLHook{Config: h, Dialect: dialect}
+	}
 	if h.Stream {
 		return &runner.StreamHook{Config: h}
 	}
-	hook := &runner.ShellHook{Config: h}
-	if h.Dialect != "" {
-		hook.Dialect = compat.Dialects()[h.Dialect]
-	}
-	return hook
+	return &runner.ShellHook{Config: h, Dialect: dialect}
 }

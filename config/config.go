@@ -76,6 +76,11 @@ type ShellHook struct {
 	// Stream: one long-lived process per session reads every stream event
 	// as one line of JSON (config/stream.go).
 	Stream bool
+	// URL, when set, makes this a URL hook (config/urlhook.go): Command
+	// holds the same URL, for consent and messages.
+	URL            string
+	Headers        []Header
+	AllowedEnvVars []string
 	// Line is where the entry starts in the file; Index its position in the
 	// event's list, from 1.
 	Line  int
@@ -296,6 +301,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, Line: n.Line, Index: index}
 	var failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
+	var urlNode, headers, allowedEnv *yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		switch k.Value {
@@ -317,6 +323,21 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			dialectEvent = v
 		case "stream":
 			stream = v
+		case "url":
+			urlNode = v
+		case "headers":
+			headers = v
+		case "allowed_env_vars":
+			allowedEnv = v
+		}
+	}
+	if urlNode != nil {
+		if h.Command != "" {
+			c.warn(n, "%s: has both command and url; a hook is one or the other; skipped", where)
+			return ShellHook{}, false
+		}
+		if !c.parseURLHook(where, &h, urlNode, headers, allowedEnv) {
+			return ShellHook{}, false
 		}
 	}
 	if h.Command == "" {
@@ -352,6 +373,10 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	if stream != nil {
 		h.Stream = c.parseStreamEntry(where, event, h.Dialect, stream)
+		if h.Stream && h.URL != "" {
+			c.warn(stream, "%s: stream does not apply to a URL hook; ignored (each event is one request)", where)
+			h.Stream = false
+		}
 	}
 	if matcher != nil {
 		src := ""

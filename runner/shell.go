@@ -100,6 +100,10 @@ func (s *ShellSource) Hooks(call Call) []Hook {
 				continue
 			}
 		}
+		if h.URL != "" {
+			out = append(out, &URLHook{Config: h, Dialect: dialect})
+			continue
+		}
 		if h.Stream {
 			out = append(out, &StreamHook{Config: h, Streams: s.Streams})
 			continue
