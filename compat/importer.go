@@ -144,6 +144,10 @@ func (im *importer) claude(root gjson.Result) {
 			}
 			for hi, h := range handlers.Array() {
 				hwhere := fmt.Sprintf("%s.hooks[%d]", gwhere, hi)
+				if h.IsObject() && member(h, "type").String() == "http" {
+					im.claudeHTTPEntry(hwhere, gwhere, name, ev, known, matcher, mok, h)
+					continue
+				}
 				command, ok := im.handler(hwhere, h, "type", "command", "timeout", "args", "async", "statusMessage", "once")
 				if !ok {
 					continue
@@ -166,26 +170,8 @@ func (im *importer) claude(root gjson.Result) {
 					command = joinArgv(append([]string{command}, argv...))
 				}
 				im.checkResolved(hwhere, command)
-				if member(h, "async").Type == gjson.True {
-					im.warnf(hwhere, "async: true runs %q in the background in Claude Code; noora-hooks waits for it (set a short timeout if it is slow)", command)
-				}
-				for _, key := range []string{"statusMessage", "once"} {
-					if member(h, key).Exists() {
-						im.warnf(hwhere, "%s has no noora-hooks counterpart; not carried over", key)
-					}
-				}
-				e := config.Entry{Event: ev.Noora, Dialect: Claude}
-				if mok && matcher != "" {
-					if ev.Matcher == "" {
-						im.warnf(gwhere, "Claude Code ignores matchers on %s; the matcher %q is dropped", name, matcher)
-					} else {
-						e.Matcher = matcher
-					}
-				}
-				e.Timeout = im.timeout(hwhere, member(h, "timeout"))
-				if e.Timeout == 0 {
-					im.defaultTimeouts++
-				}
+				im.handlerKeys(hwhere, h, command)
+				e := im.claudeEntry(hwhere, gwhere, name, ev, matcher, mok, h)
 				im.add(hwhere, ev, e, command, "")
 				if name == "Notification" {
 					im.warnf(hwhere, "Noora fires Notification hooks only for approval requests (notification_type permission_prompt, on pre_approval_request), never for idle notifications (idle_prompt) or others")
@@ -256,6 +242,63 @@ func (im *importer) cursor(root gjson.Result) {
 		}
 		return true
 	})
+}
+
+// handlerKeys warns about the keys of a Claude hook handler that do not
+// carry over.
+func (im *importer) handlerKeys(where string, h gjson.Result, what string) {
+	if member(h, "async").Type == gjson.True {
+		im.warnf(where, "async: true runs %q in the background in Claude Code; noora-hooks waits for it (set a short timeout if it is slow)", what)
+	}
+	for _, key := range []string{"statusMessage", "once"} {
+		if member(h, key).Exists() {
+			im.warnf(where, "%s has no noora-hooks counterpart; not carried over", key)
+		}
+	}
+}
+
+// claudeEntry is the entry of a Claude hook handler: its event, matcher and
+// timeout.
+func (im *importer) claudeEntry(where, gwhere, name string, ev *Event, matcher string, mok bool, h gjson.Result) config.Entry {
+	e := config.Entry{Event: ev.Noora, Dialect: Claude}
+	if mok && matcher != "" {
+		if ev.Matcher == "" {
+			im.warnf(gwhere, "Claude Code ignores matchers on %s; the matcher %q is dropped", name, matcher)
+		} else {
+			e.Matcher = matcher
+		}
+	}
+	e.Timeout = im.timeout(where, member(h, "timeout"))
+	if e.Timeout == 0 {
+		im.defaultTimeouts++
+	}
+	return e
+}
+
+// claudeHTTPEntry imports a hook of type "http" as a URL hook.
+func (im *importer) claudeHTTPEntry(where, gwhere, name string, ev *Event, known bool, matcher string, mok bool, h gjson.Result) {
+	e := config.Entry{}
+	if !im.claudeHTTP(where, h, &e) {
+		return
+	}
+	if !known || ev.Noora == "" {
+		im.unmapped(where, name, ev, e.URL)
+		return
+	}
+	im.handlerKeys(where, h, e.URL)
+	entry := im.claudeEntry(where, gwhere, name, ev, matcher, mok, h)
+	entry.URL, entry.Command, entry.Headers, entry.AllowedEnvVars = e.URL, e.URL, e.Headers, e.AllowedEnvVars
+	entry.Comment = httpNote(entry)
+	if !soleEvent(ev) {
+		entry.DialectEvent = ev.Name
+	}
+	key := strings.Join([]string{entry.Event, entry.Matcher, entry.Command, entry.DialectEvent}, "\x00")
+	if im.seen[key] {
+		im.warnf(where, "the same hook (%s, matcher %q, %q) is already imported; it runs once", ev.Name, entry.Matcher, e.URL)
+		return
+	}
+	im.seen[key] = true
+	im.entries = append(im.entries, entry)
 }
 
 func (im *importer) hooksObject(root gjson.Result) (gjson.Result, bool) {
