@@ -87,12 +87,8 @@ func (c *Config) parseURLHook(where string, h *ShellHook, urlNode, headers, allo
 		for i := 0; i+1 < len(headers.Content); i += 2 {
 			k, v := headers.Content[i], headers.Content[i+1]
 			name := strings.TrimSpace(k.Value)
-			if !headerName.MatchString(name) {
-				c.warn(k, "%s: header name %q is not a valid HTTP header name; ignored", where, k.Value)
-				continue
-			}
-			if v.Kind != yaml.ScalarNode || strings.ContainsAny(v.Value, "\r\n") {
-				c.warn(v, "%s: header %s must be a one-line string; ignored", where, name)
+			if v.Kind != yaml.ScalarNode || HeaderProblem(name, v.Value) != "" {
+				c.warn(v, "%s: header %q must be a valid HTTP header name with a one-line string value; ignored", where, k.Value)
 				continue
 			}
 			if len(h.Headers) == MaxURLHeaders {
@@ -120,3 +116,18 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// HeaderProblem says why a header cannot be sent as configured; "" when it
+// can.
+func HeaderProblem(name, value string) string {
+	switch {
+	case !headerName.MatchString(name):
+		return "is not a valid HTTP header name"
+	case strings.ContainsAny(value, "\r\n"):
+		return "has a value of more than one line"
+	}
+	return ""
+}
+
+// ValidEnvName reports whether name can be listed in allowed_env_vars.
+func ValidEnvName(name string) bool { return envName.MatchString(name) }
