@@ -116,7 +116,7 @@ func (d dialect) Read(h config.ShellHook, call runner.Call, out runner.Outcome) 
 	if out.Code != 0 {
 		env := runner.WithEnv(runner.Env(call), d.Env(h, call))
 		if script, missing := missingScript(h.Command, call.Cwd, env); missing {
-			return runner.Reading{Failed: true, Unusable: true, Warnings: []string{
+			return runner.Reading{Failed: true, Unusable: true, Reason: "program not found: " + script, Warnings: []string{
 				"cannot start: the script " + script + " does not exist; a hook that cannot start is a failed hook, not a block"}}
 		}
 	}

@@ -58,8 +58,10 @@ type Dialect interface {
 type Reading struct {
 	Answer protocol.Answer
 	// Unusable: stdout held something other than a JSON object answer;
-	// fail_closed turns that into a block (SPEC §4).
+	// fail_closed turns that into a block (SPEC §4). Reason, when set, is
+	// the block's reason instead of the unparseable stdout.
 	Unusable bool
+	Reason   string
 	// Failed: the exit status is an error; ShellHook warns with the status
 	// and the start of stderr.
 	Failed bool
@@ -264,7 +266,11 @@ func (h *ShellHook) read(res Result, call Call, out Outcome) Result {
 	res.Answer = r.Answer
 	if h.Config.FailClosed && r.Unusable {
 		res.Status = StatusError
-		return h.failed(res, "unparseable stdout (expected a JSON object)", "")
+		reason := "unparseable stdout (expected a JSON object)"
+		if r.Reason != "" {
+			reason = r.Reason
+		}
+		return h.failed(res, reason, "")
 	}
 	if r.Failed {
 		res.Status = StatusError
