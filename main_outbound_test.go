@@ -20,13 +20,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/tidwall/gjson"
 
-	"github.com/noora-hooks/noora-hooks/outbound"
+	"github.com/noora-hooks/noora-hooks/internal/outbound"
 )
 
 // sink is a webhook receiver on 127.0.0.1, inside the test process, that
 // records every request and checks it against SPEC §7.
 type sink struct {
 	srv    *httptest.Server
+	body   string // answer with this instead of "sink says <code>"
 	secret string
 	codes  []int
 	hang   bool
@@ -74,6 +75,10 @@ func (s *sink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "/elsewhere")
 	}
 	w.WriteHeader(code)
+	if s.body != "" {
+		io.WriteString(w, s.body)
+		return
+	}
 	fmt.Fprintf(w, "sink says %d\n", code)
 }
 
@@ -85,7 +90,7 @@ func (s *sink) requests() []sinkRequest {
 
 // cmdSink drives webhook receivers:
 //
-//	sink start NAME [-secret S] [-status 500,200] [-hang] [-gate] [-delay D]
+//	sink start NAME [-secret S] [-status 500,200] [-hang] [-gate] [-delay D] [-body GOSTRING]
 //	    starts one and sets $NAME_URL (upper case) to its base url
 //	sink wait NAME N      waits (up to 30 s) until it has N requests
 //	sink open NAME        lets requests held by -gate through
@@ -118,7 +123,13 @@ func cmdSink(ts *testscript.TestScript, neg bool, args []string) {
 		fs.BoolVar(&s.hang, "hang", false, "never answer")
 		gate := fs.Bool("gate", false, "hold every request until 'sink open'")
 		fs.DurationVar(&s.delay, "delay", 0, "wait this long before answering")
+		body := fs.String("body", "", "answer with this body, Go escapes allowed (\\x1b)")
 		ts.Check(fs.Parse(args[2:]))
+		if *body != "" {
+			b, err := strconv.Unquote(`"` + *body + `"`)
+			ts.Check(err)
+			s.body = b
+		}
 		for _, c := range strings.Split(*status, ",") {
 			if c != "" {
 				code, err := strconv.Atoi(c)

@@ -28,11 +28,17 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// update rewrites the golden files of the scripts that fail a cmp:
+// go test -run TestScripts -u (then review the diff).
+var update = flag.Bool("u", false, "update the golden files in testdata/scripts")
+
 // TestScripts runs testdata/scripts/*.txtar.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/scripts",
 		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       *update,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
@@ -50,7 +56,7 @@ func TestScripts(t *testing.T) {
 			"pgone":   cmdPgone,
 			"bigjson": cmdBigJSON,
 			"mtime":   cmdMtime,
-			"golden":  cmdGolden,
+			"scrub":   cmdScrub,
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 )
 
 // Env is what scenarios measure with: the binaries built once, and helpers to
@@ -119,7 +119,8 @@ func (e *Env) Home(configYAML string) (string, error) {
 	}
 	var approvals []consent.Approval
 	for _, h := range cfg.ShellHooks {
-		approvals = append(approvals, consent.NewApproval(h.Event, h.Command, time.Now()))
+		b := consent.Bind(h.Command, filepath.Join(home, "work"), os.Environ()) // exec runs there
+		approvals = append(approvals, consent.NewApproval(h.Event, h.Command, b, time.Now()))
 	}
 	if len(approvals) > 0 {
 		store := consent.Store{Path: config.Paths{Home: home}.Allowlist()}

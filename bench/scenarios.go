@@ -88,17 +88,36 @@ func sixteen(e *Env) string {
 	return b.String()
 }
 
-// execNoHooks is the floor of exec: start, read config, answer.
+// execNoHooks is the floor of exec (start, read config, answer) side by side
+// with the floor of any Go program: benchhook, a static Go binary that reads
+// its stdin and answers {}, interleaved run by run.
 func execNoHooks(e *Env) ([]Figure, error) {
 	home, err := e.Home("hooks: {}\n")
 	if err != nil {
 		return nil, err
 	}
-	walls, err := execWalls(e, home, e.Runs(40))
-	if err != nil {
-		return nil, err
+	n := e.Runs(60)
+	var walls, hello []float64
+	for i := 0; i < n; i++ {
+		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
+		if err != nil {
+			return nil, err
+		}
+		d, err := e.Spawn(home, ToolPayload, e.HookBin)
+		if err != nil {
+			return nil, err
+		}
+		walls = append(walls, r.Wall.Seconds())
+		hello = append(hello, d.Seconds())
 	}
-	return []Figure{{Name: "exec wall", Unit: Seconds, Samples: walls}}, nil
+	execFig := Figure{Name: "exec wall", Unit: Seconds, Samples: walls}
+	helloFig := Figure{Name: "static Go hello-world wall", Unit: Seconds, Samples: hello}
+	return []Figure{
+		execFig,
+		helloFig,
+		{Name: "exec over hello-world", Unit: Seconds, Samples: []float64{execFig.Median() - helloFig.Median()}, Goal: AtMost(0.001),
+			Note: "difference of the medians, same runs"},
+	}, nil
 }
 
 // execWalls runs exec pre_tool_call n times in home and returns the walls.

@@ -10,7 +10,8 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 )
 
 // ApproveCmd is `noora-hooks approve`.
@@ -27,7 +28,7 @@ func (ApproveCmd) Help() string {
 // pendingPair is an (event, command) pair that needs approval: never
 // approved, or approved before its script changed.
 type pendingPair struct {
-	hookState
+	engine.HookState
 	Result  string // approved, declined, unanswered
 	Record  consent.Approval
 	Changed bool
@@ -52,12 +53,12 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 			continue
 		}
 		seen[key] = true
-		s := eng.stateOf(h)
+		s := eng.StateOf(h)
 		if s.Approved && !s.Drift {
 			already++
 			continue
 		}
-		pending = append(pending, &pendingPair{hookState: s, Result: "unanswered", Changed: s.Drift})
+		pending = append(pending, &pendingPair{HookState: s, Result: "unanswered", Changed: s.Drift})
 	}
 
 	switch {
@@ -65,7 +66,7 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 	case c.Yes || g.AcceptHooks:
 		records := make([]consent.Approval, len(pending))
 		for i, p := range pending {
-			records[i] = consent.NewApproval(p.Hook.Event, p.Hook.Command, env.Now())
+			records[i] = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
 		}
 		if err := eng.Store.Record(records...); err != nil {
 			return err
@@ -84,7 +85,7 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 			return jerr
 		}
 	} else {
-		printApproveSummary(env.Stdout, eng, already, pending)
+		printApproveSummary(printableWriter{env.Stdout}, eng, already, pending)
 	}
 	return err
 }
@@ -97,7 +98,7 @@ func isTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func notATerminal(eng *Engine, pending []*pendingPair) error {
+func notATerminal(eng *engine.Engine, pending []*pendingPair) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s approval, but stdin is not a terminal to ask at:", plural(len(pending), "shell hook needs", "shell hooks need"))
 	for _, p := range pending {
@@ -111,7 +112,7 @@ func notATerminal(eng *Engine, pending []*pendingPair) error {
 // records each yes at once, so that an interrupted session keeps what was
 // answered. Only y or yes approves; a no is not recorded. End of input stops
 // the questions and is an error: the rest stay unapproved.
-func (c *ApproveCmd) ask(eng *Engine, env *Env, pending []*pendingPair) error {
+func (c *ApproveCmd) ask(eng *engine.Engine, env *Env, pending []*pendingPair) error {
 	in := bufio.NewReader(env.Stdin)
 	out := env.Stderr
 	for i, p := range pending {
@@ -119,7 +120,7 @@ func (c *ApproveCmd) ask(eng *Engine, env *Env, pending []*pendingPair) error {
 		fmt.Fprintf(out, "  Event:   %s\n", p.Hook.Event)
 		fmt.Fprintf(out, "  Command: %s\n", p.Hook.Command)
 		if p.Changed {
-			fmt.Fprintf(out, "  Changed: %s\n", driftFact(p.hookState))
+			fmt.Fprintf(out, "  Changed: %s\n", driftFact(p.HookState))
 		}
 		fmt.Fprintf(out, "Shell hooks run with your full user credentials: this command can do anything you can. Allow only commands you wrote or reviewed.\n")
 		fmt.Fprintf(out, "Allow this hook to run? [y/N] ")
@@ -134,7 +135,7 @@ func (c *ApproveCmd) ask(eng *Engine, env *Env, pending []*pendingPair) error {
 		}
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
-			p.Record = consent.NewApproval(p.Hook.Event, p.Hook.Command, env.Now())
+			p.Record = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
 			if err := eng.Store.Record(p.Record); err != nil {
 				return err
 			}
@@ -175,7 +176,7 @@ func readAnswer(r *bufio.Reader) (string, error) {
 	}
 }
 
-func printApproveSummary(w io.Writer, eng *Engine, already int, pending []*pendingPair) {
+func printApproveSummary(w io.Writer, eng *engine.Engine, already int, pending []*pendingPair) {
 	if len(pending) == 0 {
 		if already == 0 {
 			fmt.Fprintf(w, "No shell hooks are configured in %s: nothing to approve.\n", eng.Paths.Config)
@@ -213,13 +214,13 @@ type approvedHook struct {
 	ScriptMtimeAtApproval *string `json:"script_mtime_at_approval"`
 }
 
-func approveReportOf(eng *Engine, already int, pending []*pendingPair) approveReport {
+func approveReportOf(eng *engine.Engine, already int, pending []*pendingPair) approveReport {
 	rep := approveReport{Config: eng.Paths.Config, Allowlist: eng.Store.Path, AlreadyApproved: already, Hooks: []approvedHook{}}
 	for _, p := range pending {
 		h := approvedHook{Event: p.Hook.Event, Command: p.Hook.Command, ChangedSinceApproval: p.Changed, Result: p.Result}
 		if p.Result == "approved" {
-			h.ApprovedAt = jsonStored(p.Record.ApprovedAt)
-			h.ScriptMtimeAtApproval = jsonStored(p.Record.ScriptMtime)
+			h.ApprovedAt = engine.JSONStored(p.Record.ApprovedAt)
+			h.ScriptMtimeAtApproval = engine.JSONStored(p.Record.ScriptMtime)
 		}
 		rep.Hooks = append(rep.Hooks, h)
 	}

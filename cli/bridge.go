@@ -2,12 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"os"
 
-	"github.com/noora-hooks/noora-hooks/compat"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+
+	"github.com/noora-hooks/noora-hooks/internal/compat"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // bridge is `exec --dialect`: noora-hooks as the one hook Claude Code or
@@ -16,13 +15,13 @@ import (
 // side exits 1, which both tools treat as a failed hook that blocks nothing;
 // an event Noora has no counterpart for is answered neutrally (exit 0).
 func (c *ExecCmd) bridge(g *Globals, env *Env) error {
-	if c.Dialect != compat.Claude && c.Dialect != compat.Cursor {
-		return usageError("--dialect must be %s or %s, got %q", compat.Claude, compat.Cursor, c.Dialect)
+	if _, ok := compat.Dialects()[c.Dialect]; !ok {
+		return usageError("--dialect must be %s, %s, %s or %s, got %q", compat.Claude, compat.Cursor, compat.Gemini, compat.Codex, c.Dialect)
 	}
 	if c.Event != "" {
 		return usageError("exec --dialect %s takes no event: it comes from the payload's hook_event_name (got %q)", c.Dialect, c.Event)
 	}
-	data, name, err := readPayload(c.PayloadFile, env.Stdin)
+	data, name, err := readInput("payload", c.PayloadFile, env.Stdin, MaxPayload)
 	if err != nil {
 		return err
 	}
@@ -30,9 +29,9 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("%s payload from %s: %v; expected the JSON object %s hands its hooks", compat.ToolTitle(c.Dialect), name, err, compat.ToolTitle(c.Dialect))
 	}
-	var report runner.Report
+	var report dispatch.Report
 	if ev, ok := protocol.Lookup(in.NooraEvent()); ok {
-		eng, err := LoadEngine(g, env)
+		eng, err := loadEngine(g, env)
 		if err != nil {
 			return err
 		}
@@ -59,25 +58,4 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 	}
 	_, err = env.Stdout.Write(out.Stdout)
 	return err
-}
-
-// readPayload reads the tool's payload, bounded like exec's kwargs.
-func readPayload(file string, stdin io.Reader) ([]byte, string, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, file, fmt.Errorf("read payload: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
-	if err != nil {
-		return nil, name, fmt.Errorf("read payload from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, name, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
-	}
-	return data, name, nil
 }

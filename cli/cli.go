@@ -25,14 +25,28 @@ var Version = "0.1.0-dev"
 type Globals struct {
 	Home        string `help:"Noora home directory (default: $NOORA_HOME, else ~/.noora)." placeholder:"DIR" type:"path"`
 	Config      string `help:"Config file (default: <home>/config.yaml)." placeholder:"FILE" type:"path"`
-	AcceptHooks bool   `help:"Approve every configured shell hook without asking, and record the approvals."`
+	AcceptHooks bool   `help:"Approve without asking, and record, each shell hook that fires (exec, serve) or is pending (approve)."`
+}
+
+// ExecCommand is `exec`, the command hosts run for every event. It is its own
+// struct so that an `exec` command line is parsed by a tree of exec alone
+// (execCLI): kong builds the model of every command it is given, and exec
+// should pay only for its own (docs/performance.md).
+type ExecCommand struct {
+	Exec ExecCmd `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+}
+
+// execCLI is the command tree when the first argument is exec.
+type execCLI struct {
+	Globals
+	ExecCommand
 }
 
 // CLI is the command tree.
 type CLI struct {
 	Globals
 
-	Exec     ExecCmd     `cmd:"" help:"Fire an event: read its kwargs (a JSON object) on stdin, run every hook, print the combined answer."`
+	ExecCommand
 	List     ListCmd     `cmd:"" help:"Show every configured hook: shell hooks with their approval and drift, then the other kinds."`
 	Test     TestCmd     `cmd:"" help:"Fire the shell hooks of an event on a synthetic payload, approved or not, and show what each did."`
 	Approve  ApproveCmd  `cmd:"" help:"Approve the shell hooks that are not approved yet, asking at the terminal for each."`
@@ -58,6 +72,9 @@ type Env struct {
 	// Warn, when set, receives each warning instead of stderr: doctor
 	// reports them as issues.
 	Warn func(msg string)
+	// reportUnsafe: files refused for their permissions are reported as
+	// warnings rather than stopping the command (doctor).
+	reportUnsafe bool
 }
 
 // Warnf prints a warning on stderr.
@@ -93,7 +110,20 @@ type kongExit int
 // Main runs the command line and returns the exit code.
 func Main(args []string, env *Env) (code int) {
 	var root CLI
-	parser, err := kong.New(&root,
+	var tree any = &root
+	globals := &root.Globals
+	if len(args) > 0 && args[0] == "exec" {
+		var exec execCLI
+		tree, globals = &exec, &exec.Globals
+	}
+	// No arguments is bad usage, unless a shell asks for completions (it
+	// runs us without arguments, COMP_LINE set).
+	noArgs := len(args) == 0 && env.Getenv("COMP_LINE") == ""
+	// stderr is read by a human: escape what a terminal would act on.
+	human := *env
+	human.Stderr = printableWriter{env.Stderr}
+	env = &human
+	parser, err := kong.New(tree,
 		kong.Name("noora-hooks"),
 		kong.Description("Run the Noora agent's hooks out of process: shell hooks, plugins, gateway hooks and outbound webhooks, through one hardened runner."),
 		kong.Writers(env.Stdout, env.Stderr),
@@ -101,6 +131,7 @@ func Main(args []string, env *Env) (code int) {
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
 		kong.Vars{"version": Version},
 		kong.Bind(env),
+		kong.NamedMapper("path", pathMapper(env.Getenv)),
 	)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "noora-hooks: error: %v\n", err)
@@ -113,10 +144,15 @@ func Main(args []string, env *Env) (code int) {
 				panic(r)
 			}
 			code = int(c)
+			if noArgs {
+				code = 2
+			}
 		}
 	}()
 	completeIfAsked(parser, env)
-	if len(args) == 0 {
+	if noArgs {
+		// No command is bad usage (SPEC §6): the help goes to stderr, exit 2.
+		parser.Stdout = env.Stderr
 		args = []string{"--help"}
 	}
 	ctx, err := parser.Parse(args)
@@ -127,7 +163,7 @@ func Main(args []string, env *Env) (code int) {
 		}
 		return 2
 	}
-	if err := ctx.Run(&root.Globals); err != nil {
+	if err := ctx.Run(globals); err != nil {
 		var ec interface{ ExitCode() int }
 		code := 1
 		if errors.As(err, &ec) {

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/runner"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/selfexec"
 )
 
 // detachLogLimit bounds the log of detached runs: a log over it is renamed
@@ -24,8 +24,7 @@ const detachLogLimit = 4 << 20
 // its stderr goes to <home>/logs/<logName>. `exec --detach` and `gateway emit
 // --background` both take this path.
 func detachSelf(g *Globals, paths config.Paths, args []string, stdin []byte, cwd, logName string, env *Env) error {
-	argv := append([]string{self()}, args...)
-	argv = append(argv, "--detached", "--home", paths.Home, "--config", paths.Config)
+	argv := append(args, "--detached", "--home", paths.Home, "--config", paths.Config)
 	if g.AcceptHooks {
 		argv = append(argv, "--accept-hooks")
 	}
@@ -37,10 +36,8 @@ func detachSelf(g *Globals, paths config.Paths, args []string, stdin []byte, cwd
 	} else {
 		env.Warnf("cannot create %s, so the detached run's log is discarded: %v", logDir, err)
 	}
-	if _, err := runner.Detach(runner.Command{Argv: argv, Dir: cwd, Env: env.Environ(), Stdin: stdin}, logPath); err != nil {
-		return err
-	}
-	return nil
+	_, err := selfexec.Start(argv, selfexec.Options{Dir: cwd, Env: env.Environ(), Stdin: stdin, Log: logPath})
+	return err
 }
 
 // rotate moves path to path.1 when it is over limit bytes. Two detached runs

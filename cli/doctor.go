@@ -1,21 +1,22 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
 	"github.com/google/shlex"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // DoctorCmd is `noora-hooks doctor`.
@@ -32,7 +33,7 @@ func (DoctorCmd) Help() string {
   drift     its script did not change since it was approved
   run       approved hooks only: a run on the event's synthetic payload
             exits 0 (2, a block, on pre_tool_call) with empty stdout or
-            valid JSON within its timeout
+            valid JSON within its timeout; never in safe mode
 Config warnings and a broken allowlist count as issues too. Exit 1 when there is any issue.`
 }
 
@@ -69,6 +70,9 @@ type doctorReport struct {
 	ConfigIssues []string    `json:"config_issues"`
 	Hooks        []diagnosis `json:"hooks"`
 	Issues       int         `json:"issues"`
+	// Notes are plugins and gateway hooks that need the agent's process
+	// (doctor_agent.go); they are not issues.
+	Notes []string `json:"notes"`
 }
 
 // Run checks every configured shell hook (SPEC §6) and exits 1 on any issue.
@@ -78,11 +82,14 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// issue of the report, not only a line on stderr.
 	capture := *env
 	capture.Warn = func(msg string) { rep.ConfigIssues = append(rep.ConfigIssues, msg) }
+	capture.reportUnsafe = true
 	eng, err := loadManaged(g, &capture)
 	if err != nil {
 		return err
 	}
+	checkTokenFile(&capture)
 	rep.Config, rep.SafeMode = eng.Paths.Config, eng.SafeMode
+	rep.Notes = agentProcessNotes(eng.Paths.Home)
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
 	}
@@ -97,14 +104,23 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// as exec would run hooks, each writing only its own verdict.
 	var trials []int
 	for _, h := range eng.Config.ShellHooks {
-		s := eng.stateOf(h)
+		s := eng.StateOf(h)
 		d := diagnosis{Event: h.Event, Command: h.Command, Line: h.Line}
 		if h.Matcher != nil {
 			d.Matcher = &h.Matcher.Source
 		}
 		program := checkProgram(h, env.Environ())
+		if p := config.CheckWritable("hook script", s.Binding.Path); program.Status == checkOK && s.Binding.Path != "" && p != nil {
+			if p.Refused {
+				program.Status, program.Message = checkIssue, p.Error()
+			} else {
+				program.Message += "; warning: " + p.Error()
+			}
+		}
 		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
 		switch {
+		case eng.SafeMode:
+			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
 		case !s.Approved && !eng.Accept:
 			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
 		case program.Status != checkOK && h.URL == "":
@@ -115,19 +131,14 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 		}
 		rep.Hooks = append(rep.Hooks, d)
 	}
-	var runs sync.WaitGroup
-	limit := make(chan struct{}, max(eng.Config.Concurrency, 1))
-	for _, i := range trials {
-		h, verdict := eng.Config.ShellHooks[i], &rep.Hooks[i].Checks[len(rep.Hooks[i].Checks)-1]
-		runs.Add(1)
-		limit <- struct{}{}
-		go func() {
-			defer runs.Done()
-			defer func() { <-limit }()
-			*verdict = trialRun(ctx, eng, h, cwd, env.Environ())
-		}()
+	tried := make([]config.ShellHook, len(trials))
+	for i, h := range trials {
+		tried[i] = eng.Config.ShellHooks[h]
 	}
-	runs.Wait()
+	for i, r := range eng.TryEach(ctx, tried, cwd) {
+		d := &rep.Hooks[trials[i]]
+		d.Checks[len(d.Checks)-1] = verdictOf(tried[i], r)
+	}
 
 	rep.Issues = len(rep.ConfigIssues)
 	for _, d := range rep.Hooks {
@@ -142,7 +153,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 			return err
 		}
 	} else {
-		printDoctor(env.Stdout, rep)
+		printDoctor(printableWriter{env.Stdout}, rep)
 	}
 	if rep.Issues > 0 {
 		return &exitError{code: 1, err: errReported}
@@ -157,13 +168,19 @@ func checkProgram(h config.ShellHook, environ []string) check {
 	if h.URL != "" {
 		return check{Name: "program", Status: checkSkipped, Message: "a URL hook runs no program"}
 	}
-	argv, err := runner.Argv(h.Command)
+	argv, err := shellhook.Argv(h.Command)
 	if err != nil {
 		ch.Message = err.Error()
 		return ch
 	}
-	_, err = runner.LookPath(argv[0], environ)
+	path, err := runner.LookPath(argv[0], environ)
+	if err == nil {
+		err = runner.ShebangProblem(path, environ)
+	}
 	switch {
+	case errors.Is(err, runner.ErrInterpreter):
+		ch.Message = err.Error()
+		return ch
 	case errors.Is(err, runner.ErrNotFound):
 		ch.Message = fmt.Sprintf("%s not found", argv[0])
 		if strings.Contains(argv[0], "/") && !strings.HasPrefix(argv[0], "/") {
@@ -186,8 +203,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		return ch
 	}
 	// An interpreter runs the script: reading it is enough.
-	path := config.ExpandTilde(script)
-	f, err := os.Open(path)
+	f, err := os.Open(config.ExpandTilde(script))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		ch.Message = fmt.Sprintf("%s runs %s, which does not exist", argv[0], script)
@@ -201,7 +217,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 	return ch
 }
 
-func checkApproval(eng *Engine, s hookState) check {
+func checkApproval(eng *engine.Engine, s engine.HookState) check {
 	ch := check{Name: "approved", Status: checkOK}
 	switch {
 	case s.Approved:
@@ -219,7 +235,7 @@ func checkApproval(eng *Engine, s hookState) check {
 	return ch
 }
 
-func checkDrift(s hookState) check {
+func checkDrift(s engine.HookState) check {
 	ch := check{Name: "drift", Status: checkOK}
 	switch {
 	case !s.Approved:
@@ -230,28 +246,22 @@ func checkDrift(s hookState) check {
 		ch.Status, ch.Message = checkSkipped, fmt.Sprintf("%s not found, nothing to compare", s.Script)
 	case s.Drift:
 		ch.Status, ch.Message = checkIssue, driftText(s)
+	case s.Approval.ScriptSHA256 == "":
+		ch.Message = fmt.Sprintf("%s not modified since approval (an older approval: only its mtime is compared; approving the pair again binds it to the file and its content)", s.Script)
 	default:
 		ch.Message = fmt.Sprintf("%s unchanged since approval", s.Script)
 	}
 	return ch
 }
 
-// trialRun runs the hook on its event's synthetic payload: it must give empty
-// stdout or valid JSON within its timeout, and exit 0 (or 2, a block, on
-// pre_tool_call).
-func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, environ []string) check {
-	event, _ := protocol.Lookup(h.Event)
-	kw, _ := protocol.Synthetic(h.Event)
-	if tool, ok := toolFor(h); ok {
-		kw = kw.With("tool_name", protocol.String(tool))
-	}
-	call := runner.Call{Event: event, Kwargs: protocol.WithTelemetry(kw), Cwd: cwd, Home: eng.Paths.Home, Env: environ}
-	hook := eng.shellHook(h)
-	r := hook.Run(ctx, call)
+// verdictOf is the check of a hook's trial run on its event's synthetic
+// payload: it must give empty stdout or valid JSON within its timeout, and
+// exit 0 (or 2, a block, on pre_tool_call).
+func verdictOf(h config.ShellHook, r dispatch.Result) check {
 	ms := r.Duration.Milliseconds()
 	ch := check{Name: "run", Status: checkOK, ElapsedMS: &ms}
-	problems := ownWarnings(h, r)
-	if r.Status != runner.StatusOK && len(problems) == 0 {
+	problems := ownWarnings(r)
+	if r.Status != dispatch.StatusOK && len(problems) == 0 {
 		problems = append(problems, string(r.Status))
 	}
 	if len(problems) > 0 {
@@ -271,24 +281,6 @@ func trialRun(ctx context.Context, eng *Engine, h config.ShellHook, cwd string, 
 	return ch
 }
 
-// toolLike is a matcher alternative that is a plain tool name.
-var toolLike = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
-
-// toolFor picks the tool name of a tool event's trial payload: the terminal
-// tool, unless the hook's matcher refuses it and names a tool it accepts.
-func toolFor(h config.ShellHook) (string, bool) {
-	if h.Matcher == nil || h.Matcher.Match(protocol.SyntheticTool, true) {
-		return "", false
-	}
-	for _, alt := range strings.Split(h.Matcher.Source, "|") {
-		alt = strings.TrimSpace(alt)
-		if toolLike.MatchString(alt) && h.Matcher.Match(alt, true) {
-			return alt, true
-		}
-	}
-	return "", false
-}
-
 // oneLine keeps a verdict on one line: hook output may span many.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
@@ -300,6 +292,9 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	fmt.Fprintf(w, "Config: %s\n", rep.Config)
 	for _, issue := range rep.ConfigIssues {
 		fmt.Fprintf(w, "  %-7s %s\n", "ISSUE", issue)
+	}
+	for _, note := range rep.Notes {
+		fmt.Fprintf(w, "  %-7s %s\n", "NOTE", note)
 	}
 	if len(rep.Hooks) == 0 {
 		fmt.Fprintf(w, "\nNo shell hooks are configured: nothing to check.\n")

@@ -4,22 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
-// MaxPayload bounds the kwargs exec reads: large enough for a long
-// conversation history, small enough that a runaway producer cannot exhaust memory.
-const MaxPayload = 64 << 20
-
-// ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor`
+// ExecCmd is `noora-hooks exec <event>`, and `exec --dialect claude|cursor|gemini|codex`
 // (SPEC §11), where the event comes from the payload.
 type ExecCmd struct {
 	Event       string `arg:"" optional:"" help:"The event to fire, e.g. pre_tool_call. Not with --dialect: the payload names it." predictor:"event"`
 	PayloadFile string `help:"Read the kwargs from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Trace       bool   `help:"Add \"hooks\": what every hook considered did (source, command, status, exit code, duration, answer). With --dialect the trace goes to stderr."`
-	Dialect     string `help:"Be the one hook of Claude Code (claude) or Cursor (cursor): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
+	Dialect     string `help:"Be the one hook of Claude Code (claude), Cursor (cursor), Gemini CLI (gemini) or Codex CLI (codex): read that tool's payload, fire the Noora event it maps to, answer in that tool's format." placeholder:"TOOL"`
 	Server      bool   `help:"Fire through a running \"noora-hooks serve\" ($NOORA_HOOKS_SERVER, else unix:<home>/noora-hooks.sock); when none answers, fire in-process with a warning. Setting NOORA_HOOKS_SERVER alone does the same without the warning."`
 	Detach      bool   `help:"Observer events only: print {\"event\": ...} at once and run the hooks in a detached process, which logs to <home>/logs/exec.log. For hosts that do not run serve and must not wait."`
 	Detached    bool   `hidden:"" help:"Set by --detach on the detached process it starts: print no answer, stamp log lines with the time."`
@@ -28,13 +23,13 @@ type ExecCmd struct {
 // Run fires the event and prints the combined answer (SPEC §8).
 func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if c.Detach && c.Dialect != "" {
-		return usageError("--detach cannot be used with --dialect: Claude Code and Cursor wait for the answer of the hook they call")
+		return usageError("--detach cannot be used with --dialect: the agents that call it wait for its answer")
 	}
 	if c.Dialect != "" {
 		return c.bridge(g, env)
 	}
 	if c.Event == "" {
-		return usageError("exec needs an event, e.g. noora-hooks exec pre_tool_call (or --dialect claude|cursor to take it from the payload)")
+		return usageError("exec needs an event, e.g. noora-hooks exec pre_tool_call (or --dialect claude|cursor|gemini|codex to take it from the payload)")
 	}
 	event, ok := protocol.Lookup(c.Event)
 	if !ok {
@@ -60,7 +55,7 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -79,21 +74,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 // readKwargs reads the event's kwargs: a JSON object, from file or stdin.
 // Empty input means no kwargs.
 func readKwargs(file string, stdin io.Reader) (protocol.Kwargs, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("read payload: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	data, name, err := readInput("payload", file, stdin, MaxPayload)
 	if err != nil {
-		return nil, fmt.Errorf("read payload from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, fmt.Errorf("read payload from %s: larger than %d MiB", name, MaxPayload>>20)
+		return nil, err
 	}
 	kw, err := protocol.ParseKwargs(data)
 	if err != nil {

@@ -3,8 +3,9 @@ package cli
 import (
 	"fmt"
 
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // detach is `exec --detach`: the event's answer is known without running a
@@ -23,7 +24,7 @@ func (c *ExecCmd) detach(g *Globals, env *Env, event protocol.Event) error {
 	if err != nil {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func (c *ExecCmd) detach(g *Globals, env *Env, event protocol.Event) error {
 	if err != nil {
 		return err
 	}
-	answer := runner.Report{Combined: protocol.Combine(event.Name, kw, nil)}.AnswerJSON(false)
+	answer := dispatch.Report{Combined: protocol.Combine(event.Name, kw, nil)}.AnswerJSON(false)
 	if eng.SafeMode || eng.Filtered(event, kw) {
 		_, err := env.Stdout.Write(answer) // nothing would run
 		return err

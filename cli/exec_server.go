@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 

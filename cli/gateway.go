@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/gatewayhooks"
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/gatewayhooks"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -26,6 +25,7 @@ type GatewayEmitCmd struct {
 	Event       string `arg:"" help:"The gateway event: gateway:startup, session:start, agent:step, command:<name>, ..."`
 	ContextFile string `help:"Read the context from FILE instead of stdin." placeholder:"FILE" type:"path"`
 	Background  bool   `help:"Return at once and run the handlers in a detached process; it prints nothing and logs to <home>/logs/gateway.log."`
+	Wait        bool   `help:"Wait for the asyncio tasks and threads that handlers leave running after handle() returns (at most gateway_hooks.background_timeout, default 30 s) before returning. Without it they finish in the handlers' own processes, which log to <home>/logs/gateway.log."`
 	Detached    bool   `hidden:"" help:"Set by --background on the detached process it starts: print no result, stamp log lines with the time."`
 }
 
@@ -51,6 +51,15 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if config.Truthy(env.Getenv("NOORA_SAFE_MODE")) {
+		// Safe mode runs nothing (SPEC §1): no handler, not even detached.
+		env.Warnf("%s", safeModeNote)
+		if c.Background {
+			return nil
+		}
+		_, err = env.Stdout.Write([]byte("[]\n"))
+		return err
+	}
 	if c.Background {
 		stdin, _ := kw.MarshalJSON()
 		if err := detachSelf(g, paths, []string{"gateway", "emit", c.Event}, stdin, cwd, "gateway.log", env); err != nil {
@@ -64,9 +73,12 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	background, startTimeout := gatewaySettings(paths, env)
 	em := &gatewayhooks.Emitter{
 		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
-		Python: plugins.Python(env.Getenv),
+		Python:     plugins.Python(env.Getenv),
+		ConfigPath: paths.Config, Background: background, StartTimeout: startTimeout,
+		WaitBackground: c.Wait || c.Detached, BackgroundLog: filepath.Join(paths.Home, "logs", "gateway.log"),
 		Log: func(hook, line string) {
 			stderrMu.Lock()
 			defer stderrMu.Unlock()
@@ -87,21 +99,9 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 // readContext reads the event's context: a JSON object, from file or stdin.
 // Empty input is an empty context.
 func readContext(file string, stdin io.Reader) (protocol.Object, error) {
-	src, name := stdin, "stdin"
-	if file != "" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, fmt.Errorf("read context: %w", err)
-		}
-		defer f.Close()
-		src, name = f, file
-	}
-	data, err := io.ReadAll(io.LimitReader(src, MaxPayload+1))
+	data, name, err := readInput("context", file, stdin, MaxPayload)
 	if err != nil {
-		return nil, fmt.Errorf("read context from %s: %w", name, err)
-	}
-	if len(data) > MaxPayload {
-		return nil, fmt.Errorf("read context from %s: larger than %d MiB", name, MaxPayload>>20)
+		return nil, err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return protocol.Object{}, nil
@@ -111,26 +111,6 @@ func readContext(file string, stdin io.Reader) (protocol.Object, error) {
 		return nil, fmt.Errorf("context from %s: %v; it must be one JSON object, e.g. {\"platform\": \"telegram\", \"user_id\": \"u1\"}", name, err)
 	}
 	return obj, nil
-}
-
-// self is how to run this program again: argv[0] as we were started (made
-// absolute when it is a relative path), which keeps the name a multi-call
-// binary dispatches on; the executable's path when argv[0] is unusable.
-func self() string {
-	arg0 := os.Args[0]
-	if strings.Contains(arg0, "/") {
-		if abs, err := filepath.Abs(arg0); err == nil {
-			if st, err := os.Stat(abs); err == nil && !st.IsDir() {
-				return abs
-			}
-		}
-	} else if arg0 != "" {
-		return arg0 // looked up in PATH, as the shell that started us did
-	}
-	if exe, err := os.Executable(); err == nil {
-		return exe
-	}
-	return "noora-hooks"
 }
 
 // GatewayListCmd is `noora-hooks gateway list`.

@@ -3,21 +3,20 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/noora-hooks/noora-hooks/compat"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/compat"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
-// ImportCmd is `noora-hooks import claude|cursor [FILE]` (SPEC §11).
+// ImportCmd is `noora-hooks import claude|cursor|gemini|codex [FILE]` (SPEC §11).
 type ImportCmd struct {
-	Tool  string `arg:"" enum:"claude,cursor" help:"Whose hooks: claude (a Claude Code settings.json) or cursor (a Cursor hooks.json)."`
-	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: ./.claude/settings.json for claude, ./.cursor/hooks.json for cursor). For claude, also a plugin directory or its hooks/hooks.json."`
+	Tool  string `arg:"" enum:"claude,cursor,gemini,codex" help:"Whose hooks: claude (a Claude Code settings.json), cursor (a Cursor hooks.json), gemini (a Gemini CLI settings.json) or codex (a Codex CLI hooks.json or config.toml)."`
+	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: the project's: ./.claude/settings.json, ./.cursor/hooks.json, ./.gemini/settings.json, ./.codex/hooks.json, else ./.codex/config.toml). For claude, also a plugin directory or its hooks/hooks.json."`
 	Write bool   `help:"Merge the entries into the config file instead of printing them: what is there stays, comments included; an entry already there is not added again."`
 	JSON  bool   `name:"json" help:"Print a JSON report: {source, dialect, entries, warnings, yaml, config, added, present}."`
 }
@@ -26,10 +25,7 @@ type ImportCmd struct {
 func (c *ImportCmd) Run(g *Globals, env *Env) error {
 	file := c.File
 	if file == "" {
-		file = filepath.Join(".claude", "settings.json")
-		if c.Tool == compat.Cursor {
-			file = filepath.Join(".cursor", "hooks.json")
-		}
+		file = compat.DefaultImportFile(c.Tool)
 	}
 	var plugin *compat.ClaudePlugin
 	if c.Tool == compat.Claude {
@@ -41,7 +37,7 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 			plugin, file = &p, hooksFile
 		}
 	}
-	data, err := readSettings(file)
+	data, err := readSettings(c.Tool, file)
 	if err != nil {
 		return err
 	}
@@ -82,21 +78,13 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 
 // readSettings reads a settings file, bounded like a config file: a settings
 // file is written by hand.
-func readSettings(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import claude ~/.claude/settings.json", file)
+func readSettings(tool, file string) ([]byte, error) {
+	if _, err := os.Stat(file); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read %s: no such file; name the file to import, e.g. noora-hooks import %s %s", file, tool, filepath.Join("~", compat.DefaultImportFile(tool)))
 	}
+	data, _, err := readInput("settings", file, nil, config.MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, config.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	if len(data) > config.MaxFileSize {
-		return nil, fmt.Errorf("read %s: larger than %d MiB; is it the right file?", file, config.MaxFileSize>>20)
+		return nil, fmt.Errorf("%w; is it the right file?", err)
 	}
 	return data, nil
 }

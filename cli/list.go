@@ -3,8 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
-	"sort"
 
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -27,7 +27,7 @@ type listSection struct {
 	Key string
 	// Collect reads what is configured. Its problems are warnings it prints
 	// itself, like LoadEngine's; an error stops `list`.
-	Collect func(eng *Engine) (listed, error)
+	Collect func(eng *engine.Engine) (listed, error)
 }
 
 // listed is one section's content.
@@ -61,13 +61,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		env.Warnf("%s", safeModeNote)
 	}
 	queues := askServe(eng.Paths, env)
-	hooks := eng.Config.ShellHooks
-	states := make([]hookState, len(hooks))
-	for i, h := range hooks {
-		states[i] = eng.stateOf(h)
-	}
-	// Sorted by event; within an event, config order (the order they run in).
-	sort.SliceStable(states, func(i, j int) bool { return states[i].Hook.Event < states[j].Hook.Event })
+	states := eng.States()
 
 	sections := make([]listed, len(listSections))
 	total := len(states)
@@ -79,30 +73,28 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 	}
 
 	if c.JSON {
-		shell := make([]listedShellHook, len(states))
+		listing := eng.Listing(nil)
 		for i, s := range states {
-			shell[i] = listedShellHookOf(s)
-			shell[i].Queue = queues.of(s.Hook)
+			listing.ShellHooks[i].Queue = queues.of(s.Hook)
+		}
+		if queues != nil {
+			listing.ObserverQueues = queues.all
 		}
 		out := protocol.Object{
-			{Key: "config", Value: protocol.String(eng.Paths.Config)},
-			{Key: "config_exists", Value: protocol.Raw(eng.Config.Exists)},
-			{Key: "safe_mode", Value: protocol.Raw(eng.SafeMode)},
-			{Key: "auto_accept", Value: protocol.Raw(eng.Accept)},
-			{Key: "shell_hooks", Value: protocol.Raw(shell)},
+			{Key: "config", Value: protocol.String(listing.Config)},
+			{Key: "config_exists", Value: protocol.Raw(listing.ConfigExists)},
+			{Key: "safe_mode", Value: protocol.Raw(listing.SafeMode)},
+			{Key: "auto_accept", Value: protocol.Raw(listing.AutoAccept)},
+			{Key: "shell_hooks", Value: protocol.Raw(listing.ShellHooks)},
 		}
 		for i, s := range listSections {
 			out = append(out, protocol.Field{Key: s.Key, Value: protocol.Raw(sections[i].Items)})
 		}
-		var all []observerQueue // null: no serve answered
-		if queues != nil {
-			all = queues.all
-		}
-		out = append(out, protocol.Field{Key: "observer_queues", Value: protocol.Raw(all)})
+		out = append(out, protocol.Field{Key: "observer_queues", Value: protocol.Raw(listing.ObserverQueues)})
 		return writeJSON(env.Stdout, out)
 	}
 
-	w := env.Stdout
+	w := printableWriter{env.Stdout} // for a human: escaped
 	if total == 0 {
 		fmt.Fprintln(w, noHooksMessage(eng))
 		return nil
@@ -126,7 +118,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 
 // noHooksMessage tells a user with nothing configured where we looked and how
 // to add a hook.
-func noHooksMessage(eng *Engine) string {
+func noHooksMessage(eng *engine.Engine) string {
 	why := "it has no hooks"
 	if !eng.Config.Exists {
 		why = "the file does not exist"
@@ -143,7 +135,7 @@ then run "noora-hooks approve" to approve it, and "noora-hooks test pre_tool_cal
 (Another file: --config FILE; another home: --home DIR or NOORA_HOME.)`, eng.Paths.Config, why)
 }
 
-func printShellHooks(w io.Writer, eng *Engine, states []hookState, queues *serveQueues) {
+func printShellHooks(w io.Writer, eng *engine.Engine, states []engine.HookState, queues *serveQueues) {
 	event := ""
 	for _, s := range states {
 		h := s.Hook
@@ -171,7 +163,7 @@ func printShellHooks(w io.Writer, eng *Engine, states []hookState, queues *serve
 		}
 		fmt.Fprintf(w, "      approved:    %s\n", approvalText(eng, s))
 		if q := queues.of(h); q != nil {
-			fmt.Fprintf(w, "      queue:       %s\n", q.text())
+			fmt.Fprintf(w, "      queue:       %s\n", queueText(*q))
 		}
 		if s.Drift {
 			fmt.Fprintf(w, "      WARNING:     %s\n", driftText(s))
@@ -186,7 +178,7 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func approvalText(eng *Engine, s hookState) string {
+func approvalText(eng *engine.Engine, s engine.HookState) string {
 	switch {
 	case s.Approved:
 		if t, ok := storedTime(s.Approval.ApprovedAt); ok {
@@ -201,53 +193,11 @@ func approvalText(eng *Engine, s hookState) string {
 }
 
 // driftText explains a drift and what to do about it.
-func driftText(s hookState) string {
+func driftText(s engine.HookState) string {
 	return driftFact(s) + `; review it, then run "noora-hooks approve" to approve this version`
 }
 
-// driftFact says what changed: which script, when.
-func driftFact(s hookState) string {
-	msg := fmt.Sprintf("%s changed since it was approved (modified %s", s.Script, textTime(s.Mtime))
-	if t, ok := storedTime(s.Approval.ScriptMtime); ok {
-		msg += ", approved version from " + textTime(t)
-	}
-	return msg + ")"
-}
-
-// listedShellHook is one shell hook in `list --json`.
-type listedShellHook struct {
-	Event      string  `json:"event"`
-	Matcher    *string `json:"matcher"`
-	Command    string  `json:"command"`
-	Timeout    int     `json:"timeout"`
-	FailClosed bool    `json:"fail_closed"`
-	Stream     bool    `json:"stream"`
-	Approved   bool    `json:"approved"`
-	ApprovedAt *string `json:"approved_at"`
-	Script     string  `json:"script"`
-	// ScriptMtime is the script's modification time now; null when it
-	// cannot be found.
-	ScriptMtime           *string `json:"script_mtime"`
-	ScriptMtimeAtApproval *string `json:"script_mtime_at_approval"`
-	Drift                 bool    `json:"drift"`
-	Line                  int     `json:"line"`
-	// Queue is the hook's queue of streaming events in a running serve;
-	// null without one (or before its first such event).
-	Queue *queueCounts `json:"queue"`
-}
-
-func listedShellHookOf(s hookState) listedShellHook {
-	h := s.Hook
-	out := listedShellHook{
-		Event: h.Event, Command: h.Command, Timeout: int(h.Timeout.Seconds()), FailClosed: h.FailClosed, Stream: h.Stream,
-		Approved: s.Approved, Script: s.Script, ScriptMtime: jsonTime(s.Mtime), Drift: s.Drift, Line: h.Line,
-	}
-	if h.Matcher != nil {
-		out.Matcher = &h.Matcher.Source
-	}
-	if s.Approved {
-		out.ApprovedAt = jsonStored(s.Approval.ApprovedAt)
-		out.ScriptMtimeAtApproval = jsonStored(s.Approval.ScriptMtime)
-	}
-	return out
+// driftFact says what changed: another file, other content, a newer mtime.
+func driftFact(s engine.HookState) string {
+	return s.DriftWhy
 }

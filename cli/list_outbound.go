@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 )
 
 // listedTarget is one outbound target in `list --json` (docs/cli.md).
@@ -20,12 +22,12 @@ type listedTarget struct {
 // listOutbound is the outbound section of `list` (SPEC §6): name, url,
 // events, matcher, timeout, and signed or UNSIGNED, as the sender would sign
 // right now (an empty secret_env variable means unsigned).
-func listOutbound(eng *Engine) (listed, error) {
+func listOutbound(eng *engine.Engine) (listed, error) {
 	items := []listedTarget{}
 	for _, t := range eng.Config.Outbound {
 		it := listedTarget{
 			Name: t.Name, URL: t.URL, Events: t.Events, TimeoutS: int(t.Timeout.Seconds()),
-			Signed: t.Signed(eng.env.Getenv), SecretEnv: t.SecretEnv,
+			Signed: t.Signed(eng.Getenv), SecretEnv: t.SecretEnv,
 		}
 		if t.Matcher != nil {
 			m := t.Matcher.Source

@@ -5,13 +5,14 @@ import (
 	"io"
 	"strings"
 
-	"github.com/noora-hooks/noora-hooks/gatewayhooks"
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/gatewayhooks"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 )
 
 // listPlugins is the plugins section of `list`: what `plugins list` shows.
-func listPlugins(eng *Engine) (listed, error) {
-	infos := PluginInfos(eng)
+func listPlugins(eng *engine.Engine) (listed, error) {
+	infos := eng.PluginInfos()
 	if infos == nil {
 		infos = []plugins.Info{}
 	}
@@ -51,7 +52,7 @@ func listPlugins(eng *Engine) (listed, error) {
 // listGatewayHooks is the gateway hooks section of `list`: what `gateway
 // list` shows. Safe mode does not affect gateway hooks (SPEC §1 names shell
 // hooks, plugins and outbound webhooks only).
-func listGatewayHooks(eng *Engine) (listed, error) {
+func listGatewayHooks(eng *engine.Engine) (listed, error) {
 	infos := gatewayhooks.List(eng.Paths.Home)
 	if infos == nil {
 		infos = []gatewayhooks.Info{}

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
 )
 
 // serveAskTimeout bounds how long `list` waits for a running serve.
@@ -20,8 +21,8 @@ const serveAskTimeout = 2 * time.Second
 type serveQueues struct {
 	Addr string
 	// byHook is the queue of each shell hook entry, by event and command.
-	byHook map[[2]string]*queueCounts
-	all    []observerQueue
+	byHook map[[2]string]*engine.QueueCounts
+	all    []engine.ObserverQueue
 }
 
 // askServe asks the serve that `exec --server` would use (NOORA_HOOKS_SERVER,
@@ -50,11 +51,11 @@ func askServe(paths config.Paths, env *Env) *serveQueues {
 	var listing struct {
 		Config     string `json:"config"`
 		ShellHooks []struct {
-			Event   string       `json:"event"`
-			Command string       `json:"command"`
-			Queue   *queueCounts `json:"queue"`
+			Event   string              `json:"event"`
+			Command string              `json:"command"`
+			Queue   *engine.QueueCounts `json:"queue"`
 		} `json:"shell_hooks"`
-		ObserverQueues []observerQueue `json:"observer_queues"`
+		ObserverQueues []engine.ObserverQueue `json:"observer_queues"`
 	}
 	if json.Unmarshal(body, &listing) != nil {
 		return nil
@@ -63,33 +64,33 @@ func askServe(paths config.Paths, env *Env) *serveQueues {
 	if theirs, _ := filepath.Abs(listing.Config); theirs != mine {
 		return nil
 	}
-	q := &serveQueues{Addr: addr.String(), byHook: map[[2]string]*queueCounts{}, all: listing.ObserverQueues}
+	q := &serveQueues{Addr: addr.String(), byHook: map[[2]string]*engine.QueueCounts{}, all: listing.ObserverQueues}
 	for _, h := range listing.ShellHooks {
 		q.byHook[[2]string{h.Event, h.Command}] = h.Queue
 	}
 	if q.all == nil {
-		q.all = []observerQueue{}
+		q.all = []engine.ObserverQueue{}
 	}
 	return q
 }
 
 // of is the queue of one shell hook entry; nil without one.
-func (q *serveQueues) of(h config.ShellHook) *queueCounts {
+func (q *serveQueues) of(h config.ShellHook) *engine.QueueCounts {
 	if q == nil {
 		return nil
 	}
 	return q.byHook[[2]string{h.Event, h.Command}]
 }
 
-// text is the line `list` prints under a hook with a queue.
-func (c *queueCounts) text() string {
+// queueText is the line `list` prints under a hook with a queue.
+func queueText(c engine.QueueCounts) string {
 	return fmt.Sprintf("%d delivered, %d dropped, %d waiting (in serve)", c.Delivered, c.Dropped, c.Pending+c.Running)
 }
 
 // printObserverQueues lists serve's queues that dropped events, plugins'
 // included, which the shell hook lines do not show.
 func printObserverQueues(w io.Writer, q *serveQueues) {
-	var lossy []observerQueue
+	var lossy []engine.ObserverQueue
 	for _, o := range q.all {
 		if o.Dropped > 0 {
 			lossy = append(lossy, o)
@@ -100,6 +101,6 @@ func printObserverQueues(w io.Writer, q *serveQueues) {
 	}
 	fmt.Fprintf(w, "\nStreaming queues that dropped events (serve at %s):\n", q.Addr)
 	for _, o := range lossy {
-		fmt.Fprintf(w, "  %s %s (%v): %s\n", o.Source, o.Hook, o.Events, o.text())
+		fmt.Fprintf(w, "  %s %s (%v): %s\n", o.Source, o.Hook, o.Events, queueText(o.QueueCounts))
 	}
 }

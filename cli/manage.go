@@ -5,67 +5,10 @@ import (
 	"fmt"
 	"io"
 	"time"
-
-	"github.com/google/shlex"
-
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
 )
 
 // This file holds what the commands that manage hooks share: list, test,
 // approve, revoke and doctor.
-
-// loadManaged loads the engine for a command that looks at the configured
-// hooks. Unlike exec it reads the config even in safe mode: NOORA_SAFE_MODE
-// stops hooks from being registered for the agent (SPEC §1), and a user in
-// safe mode is exactly the one who needs to see, test and fix them. The engine
-// still reports SafeMode, and its Dispatcher still has no source.
-func loadManaged(g *Globals, env *Env) (*Engine, error) {
-	safe := config.Truthy(env.Getenv("NOORA_SAFE_MODE"))
-	if !safe {
-		return LoadEngine(g, env)
-	}
-	unsafe := *env
-	unsafe.Getenv = func(key string) string {
-		if key == "NOORA_SAFE_MODE" {
-			return ""
-		}
-		return env.Getenv(key)
-	}
-	eng, err := LoadEngine(g, &unsafe)
-	if err != nil {
-		return nil, err
-	}
-	eng.SafeMode = true
-	return eng, nil
-}
-
-// safeModeNote is printed on stderr by the commands that show hooks in safe mode.
-const safeModeNote = "NOORA_SAFE_MODE is on: exec registers no shell hook, plugin or outbound webhook, so none of these run for the agent"
-
-// hookState is what consent knows about one configured shell hook.
-type hookState struct {
-	Hook     config.ShellHook
-	Approved bool
-	Approval consent.Approval
-	// Script is the token of the command that names its script (SPEC §5).
-	Script string
-	// Mtime is the script's modification time; zero when it cannot be found.
-	Mtime time.Time
-	// Drift: the script changed since it was approved.
-	Drift bool
-}
-
-// stateOf looks the hook up in the allowlist and checks its script for drift.
-func (e *Engine) stateOf(h config.ShellHook) hookState {
-	s := hookState{Hook: h, Script: consent.Script(h.Command, shlex.Split)}
-	s.Approval, s.Approved = e.Allowlist().Find(h.Event, h.Command)
-	if mt, err := consent.ScriptMtime(h.Command); err == nil {
-		s.Mtime = mt
-	}
-	s.Drift = s.Approved && !s.Mtime.IsZero() && consent.Drift(s.Approval, s.Mtime)
-	return s
-}
 
 // writeJSON prints a report: indented for people reading it in a terminal,
 // without HTML escaping (commands hold <, > and &).
@@ -89,25 +32,6 @@ func storedTime(s string) (time.Time, bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
-}
-
-// jsonTime is a time in a --json report: RFC 3339 in UTC, or null.
-func jsonTime(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format(time.RFC3339Nano)
-	return &s
-}
-
-// jsonStored passes a stored time through to a --json report when it is
-// RFC 3339, and gives null otherwise.
-func jsonStored(s string) *string {
-	t, ok := storedTime(s)
-	if !ok {
-		return nil
-	}
-	return jsonTime(t)
 }
 
 // seconds prints a timeout.

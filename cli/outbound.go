@@ -11,10 +11,12 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/outbound"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
+
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/outbound"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // OutboundCmd is `noora-hooks outbound ...` (SPEC §7).
@@ -26,7 +28,7 @@ type OutboundCmd struct {
 }
 
 // outboundSpool is the spool of the engine's home.
-func outboundSpool(e *Engine) outbound.Spool {
+func outboundSpool(e *engine.Engine) outbound.Spool {
 	return outbound.Spool{Dir: outbound.DirOf(e.Paths.Home), Limit: e.Config.SpoolLimit()}
 }
 
@@ -38,7 +40,7 @@ type OutboundDrainCmd struct {
 // Run delivers the spool in the foreground. A background sender that is
 // running keeps the lock: drain waits for it to finish, then delivers what is left.
 func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -196,7 +198,7 @@ type targetStatus struct {
 // Run prints the spool per target: configured targets first, in config
 // order, then targets that only the spool still knows.
 func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -329,7 +331,7 @@ func testKwargs() protocol.Kwargs {
 
 // Run sends one test delivery to the target, signed as exec would sign it.
 func (c *OutboundTestCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -378,10 +380,10 @@ func (c *OutboundTestCmd) Run(g *Globals, env *Env) error {
 			Signed     bool   `json:"signed"`
 			attemptJSON
 			Body string `json:"body"`
-		}{t.Name, t.URL, event, d.ID, signed, attemptOf(a), runner.Excerpt(string(a.Body))})
+		}{t.Name, t.URL, event, d.ID, signed, attemptOf(a), shellhook.Excerpt(string(a.Body))})
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 	} else {
-		printTest(env.Stdout, t, d, signed, a)
+		printTest(printableWriter{env.Stdout}, t, d, signed, a)
 	}
 	if !a.OK() {
 		return &exitError{code: 1, err: fmt.Errorf("outbound target %q did not accept the test delivery: %s", t.Name, a)}
@@ -397,7 +399,7 @@ func printTest(w io.Writer, t config.OutboundTarget, d outbound.Delivery, signed
 	fmt.Fprintf(w, "target:    %s\nurl:       %s\nevent:     %s\ndelivery:  %s\nsigned:    %s\nresponse:  %s in %dms\n",
 		t.Name, t.URL, d.Event, d.ID, sig, a, a.Duration.Milliseconds())
 	if body := strings.TrimSpace(string(a.Body)); body != "" {
-		fmt.Fprintf(w, "body:      %s\n", runner.Excerpt(body))
+		fmt.Fprintf(w, "body:      %s\n", shellhook.Excerpt(body))
 	}
 }
 

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/noora-hooks/noora-hooks/plugins"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/plugins"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -19,16 +19,16 @@ type PluginsCmd struct {
 
 // PluginsListCmd is `noora-hooks plugins list`.
 type PluginsListCmd struct {
-	JSON bool `name:"json" help:"Print a JSON array of {name, version, description, kind, dir, command, hooks: [{event, callback}], sections, status, error}."`
+	JSON bool `name:"json" help:"Print a JSON array of {name, version, description, kind, dir, command, hooks: [{event, callback}], sections, status, error, notes}."`
 }
 
 // Run lists the plugins.
 func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
-	infos := PluginInfos(eng)
+	infos := eng.PluginInfos()
 	if c.JSON {
 		if infos == nil {
 			infos = []plugins.Info{}
@@ -56,6 +56,9 @@ func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
 		if in.Error != "" {
 			fmt.Fprintf(env.Stdout, "%s: %s\n", in.Name, in.Error)
 		}
+		for _, n := range in.Notes {
+			fmt.Fprintf(env.Stdout, "%s: %s\n", in.Name, n)
+		}
 	}
 	return nil
 }
@@ -63,7 +66,7 @@ func (c *PluginsListCmd) Run(g *Globals, env *Env) error {
 // PluginInfos is what `plugins list` shows, for `list` to reuse: every plugin
 // directory, started to learn its hooks and sections, or marked disabled in
 // safe mode.
-func PluginInfos(eng *Engine) []plugins.Info {
+func PluginInfos(eng *engine.Engine) []plugins.Info {
 	if eng.SafeMode {
 		return plugins.ListDisabled(eng.Paths.Home)
 	}
@@ -95,7 +98,7 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	eng, err := LoadEngine(g, env)
+	eng, err := loadEngine(g, env)
 	if err != nil {
 		return err
 	}
@@ -143,21 +146,9 @@ func (c *PluginsSectionsCmd) Run(g *Globals, env *Env) error {
 func (c *PluginsSectionsCmd) sessionInfo(env *Env) (protocol.Object, error) {
 	info := protocol.Object{}
 	if c.SessionInfo != "" {
-		src, name := env.Stdin, "stdin"
-		if c.SessionInfo != "-" {
-			f, err := os.Open(c.SessionInfo)
-			if err != nil {
-				return nil, fmt.Errorf("read session info: %w", err)
-			}
-			defer f.Close()
-			src, name = f, c.SessionInfo
-		}
-		data, err := io.ReadAll(io.LimitReader(src, MaxSessionInfo+1))
+		data, name, err := readInput("session info", c.SessionInfo, env.Stdin, MaxSessionInfo)
 		if err != nil {
-			return nil, fmt.Errorf("read session info from %s: %w", name, err)
-		}
-		if len(data) > MaxSessionInfo {
-			return nil, fmt.Errorf("read session info from %s: larger than %d KiB", name, MaxSessionInfo>>10)
+			return nil, err
 		}
 		if info, err = protocol.ParseObject(data); err != nil {
 			return nil, fmt.Errorf("session info from %s: %v; it must be a JSON object such as {\"session_id\": \"s1\", \"model\": \"m\", \"platform\": \"cli\"}", name, err)

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/shlex"
 
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/consent"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/consent"
 )
 
 // RevokeCmd is `noora-hooks revoke <command>`.

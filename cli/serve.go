@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/client"
-	"github.com/noora-hooks/noora-hooks/config"
-	"github.com/noora-hooks/noora-hooks/observe"
-	"github.com/noora-hooks/noora-hooks/server"
+	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/server"
 )
 
 // SocketName is the file name of serve's default socket in the home directory.
@@ -73,6 +73,11 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	if addr.Network == "tcp" && token == "" {
 		return usageError("serving on %s needs a bearer token: put one in a file only you can read and pass --token-file FILE (or set NOORA_HOOKS_TOKEN_FILE)", addr)
 	}
+	if addr.Network == "tcp" {
+		if p := config.CheckToken(tokenFile, token); p != nil {
+			return &exitError{code: 1, err: p}
+		}
+	}
 	cwd, err := Cwd()
 	if err != nil {
 		return err
@@ -80,15 +85,9 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	configPath, _ := filepath.Abs(paths.Config)
 	home, _ := filepath.Abs(paths.Home)
 
-	streams := &serveStreams{logf: logf}
+	serving := &engine.Serving{Logf: logf}
 	srv, err := server.New(server.Options{
-		Load: func() (server.Backend, error) {
-			e, err := LoadEngine(g, &logEnv)
-			if err != nil {
-				return nil, err
-			}
-			return streams.backend(e), nil
-		},
+		Load:       func() (server.Backend, error) { return serving.Load(engineOptions(g, &logEnv)) },
 		Watch:      []string{paths.Config, paths.Allowlist()},
 		CheckEvery: c.CheckEvery,
 		Config:     configPath,
@@ -137,30 +136,17 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	// New callers find no socket and fire in-process; those already in the
 	// accept queue are still taken in before the listener closes.
 	l.Unlink()
-	time.Sleep(acceptQueueGrace)
+	l.AwaitBacklog(acceptQueueGrace)
 	err = srv.Shutdown(ctx)
-	streams.close(c.StreamDrain)
+	serving.Close(c.StreamDrain)
 	logf("stopped after %d events", srv.Served())
 	return err
 }
 
-// acceptQueueGrace is how long serve keeps accepting after it unlinked its
-// socket on a signal: connections already queued by the kernel are accepted in
-// microseconds, so this only has to outlast a scheduling delay.
-const acceptQueueGrace = 100 * time.Millisecond
-
-// serveBackend serves one Engine; obs delivers its streaming events
-// (serve_stream.go).
-type serveBackend struct {
-	*Engine
-	obs *observe.Observers
-}
-
-// Hooks implements server.Backend.
-func (b serveBackend) Hooks() []byte { return hooksListing(b.Engine, b.obs) }
-
-// AcceptsHooks implements server.Backend.
-func (b serveBackend) AcceptsHooks() bool { return b.Accept }
+// acceptQueueGrace bounds how long serve waits, after it unlinked its socket
+// on a signal, for Serve to accept the connections the kernel already queued
+// (it waits for the backlog to be empty, which takes microseconds).
+const acceptQueueGrace = 2 * time.Second
 
 // lockedWriter writes one Write at a time.
 type lockedWriter struct {

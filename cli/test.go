@@ -6,9 +6,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+	"github.com/noora-hooks/noora-hooks/internal/shellhook"
+
+	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
-	"github.com/noora-hooks/noora-hooks/runner"
 )
 
 // TestCmd is `noora-hooks test <event>`.
@@ -38,10 +42,6 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 		}
 		kw = protocol.Merge(kw, file)
 	}
-	if c.ForTool != "" {
-		kw = kw.With("tool_name", protocol.String(c.ForTool))
-	}
-	kw = protocol.WithTelemetry(kw)
 	eng, err := loadManaged(g, env)
 	if err != nil {
 		return err
@@ -53,45 +53,22 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-
-	var hooks []runner.Hook
-	var states []hookState
-	var unmatched []config.ShellHook
-	for _, h := range eng.Config.ShellHooks {
-		if h.Event != event.Name {
-			continue
-		}
-		// Matchers apply only when a tool was named (the Noora CLI's rule):
-		// `test pre_tool_call` tries every hook of the event.
-		if c.ForTool != "" && !h.Matcher.Match(c.ForTool, true) {
-			unmatched = append(unmatched, h)
-			continue
-		}
-		hooks = append(hooks, eng.shellHook(h))
-		states = append(states, eng.stateOf(h))
-	}
-	call := runner.Call{Event: event, Kwargs: kw, Cwd: cwd, Home: eng.Paths.Home, Env: env.Environ()}
 	ctx, stop := signalContext()
 	defer stop()
-	results := runner.RunAll(ctx, call, hooks, eng.Config.Concurrency)
-	answers := make([]protocol.Answer, len(results))
-	for i, r := range results {
-		answers[i] = r.Answer
-	}
-	combined := protocol.Combine(event.Name, kw, answers)
-	payload := protocol.Payload(event.Name, kw, cwd)
+	t := eng.Trial(ctx, event, kw, c.ForTool, cwd)
+	results, states, unmatched, combined, payload := t.Results, t.States, t.Unmatched, t.Combined, t.Payload
 
 	if c.JSON {
 		return writeJSON(env.Stdout, testReportOf(c, eng, payload, states, results, unmatched, combined))
 	}
-	w := env.Stdout
+	w := printableWriter{env.Stdout} // for a human: escaped
 	fmt.Fprintf(w, "Event:   %s\n", event.Name)
 	b, _ := payload.MarshalJSON()
 	fmt.Fprintf(w, "Payload: %s\n", b)
 	for _, h := range unmatched {
 		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, c.ForTool)
 	}
-	if len(hooks) == 0 {
+	if len(results) == 0 {
 		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, event.Name, c.ForTool, len(unmatched)))
 		return nil
 	}
@@ -116,7 +93,7 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	return nil
 }
 
-func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
+func noHookToTest(eng *engine.Engine, event, tool string, unmatched int) string {
 	switch {
 	case event == protocol.TransformAPIErrorClassification:
 		return event + " cannot be a shell hook (plugins only): there is nothing to test."
@@ -127,7 +104,7 @@ func noHookToTest(eng *Engine, event, tool string, unmatched int) string {
 }
 
 // printHookRun prints what one hook did: status, output excerpts, answer.
-func printHookRun(w io.Writer, s hookState, r runner.Result) {
+func printHookRun(w io.Writer, s engine.HookState, r dispatch.Result) {
 	h := s.Hook
 	if h.Matcher != nil {
 		fmt.Fprintf(w, "  matcher:  %s\n", h.Matcher.Source)
@@ -144,24 +121,23 @@ func printHookRun(w io.Writer, s hookState, r runner.Result) {
 	}
 	answer, _ := r.Answer.MarshalJSON()
 	fmt.Fprintf(w, "  answer:   %s\n", answer)
-	for _, warning := range ownWarnings(h, r) {
+	for _, warning := range ownWarnings(r) {
 		fmt.Fprintf(w, "  warning:  %s\n", warning)
 	}
 }
 
-// ownWarnings are a hook's warnings without the `<event> hook "<command>": `
-// that names the hook: a report shows them under its name already.
-func ownWarnings(h config.ShellHook, r runner.Result) []string {
-	prefix := fmt.Sprintf("%s hook %q: ", h.Event, h.Command)
+// ownWarnings are a hook's warnings without the name of the hook: a report
+// shows them under its name already.
+func ownWarnings(r dispatch.Result) []string {
 	out := make([]string, len(r.Warnings))
 	for i, w := range r.Warnings {
-		out[i] = strings.TrimPrefix(w, prefix)
+		out[i] = w.Message
 	}
 	return out
 }
 
 // runSummary is one line: how the run ended and how long it took.
-func runSummary(h config.ShellHook, r runner.Result) string {
+func runSummary(h config.ShellHook, r dispatch.Result) string {
 	switch {
 	case r.Outcome == nil:
 		return "did not start"
@@ -175,18 +151,18 @@ func runSummary(h config.ShellHook, r runner.Result) string {
 	return fmt.Sprintf("exit %d; elapsed %s", r.Outcome.Code, elapsed(r))
 }
 
-func elapsed(r runner.Result) string {
+func elapsed(r dispatch.Result) string {
 	return fmt.Sprintf("%dms", r.Duration.Milliseconds())
 }
 
 // outputLimit is how much of a hook's stdout and stderr `test` shows: the
 // 400 characters that warnings and block messages quote (SPEC §4, §6).
-const outputLimit = runner.MessageLimit
+const outputLimit = shellhook.MessageLimit
 
 // excerpt returns the first 400 characters of out and whether there was more.
 func excerpt(out []byte, truncated bool) (string, bool) {
 	s := strings.ToValidUTF8(string(out), "\uFFFD")
-	cut := runner.Excerpt(s)
+	cut := shellhook.Excerpt(s)
 	return cut, truncated || len(cut) < len(s)
 }
 
@@ -219,7 +195,7 @@ type testedHook struct {
 	Command         string          `json:"command"`
 	Matcher         *string         `json:"matcher"`
 	Approved        bool            `json:"approved"`
-	Status          runner.Status   `json:"status"`
+	Status          dispatch.Status `json:"status"`
 	ExitCode        *int            `json:"exit_code"`
 	ElapsedMS       int64           `json:"elapsed_ms"`
 	Stdout          string          `json:"stdout"`
@@ -235,7 +211,7 @@ type notMatchedHook struct {
 	Matcher string `json:"matcher"`
 }
 
-func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hookState, results []runner.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
+func testReportOf(c *TestCmd, eng *engine.Engine, payload protocol.Object, states []engine.HookState, results []dispatch.Result, unmatched []config.ShellHook, combined protocol.Combined) testReport {
 	rep := testReport{
 		Event: c.Event, Payload: payload, Hooks: []testedHook{}, NotMatched: []notMatchedHook{},
 		Combined: combined.Object(), Warnings: combined.Warnings,
@@ -251,7 +227,7 @@ func testReportOf(c *TestCmd, eng *Engine, payload protocol.Object, states []hoo
 		answer, _ := r.Answer.MarshalJSON()
 		t := testedHook{
 			Command: h.Command, Approved: states[i].Approved, Status: r.Status, ExitCode: r.ExitCode,
-			ElapsedMS: r.Duration.Milliseconds(), Answer: answer, Warnings: ownWarnings(h, r),
+			ElapsedMS: r.Duration.Milliseconds(), Answer: answer, Warnings: ownWarnings(r),
 		}
 		if h.Matcher != nil {
 			t.Matcher = &h.Matcher.Source

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/noora-hooks/noora-hooks/config"
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 )
 
 // Headers of the protocol between client and server (documented in the README).
@@ -86,9 +86,9 @@ func ParseAddr(s string) (Addr, error) {
 		if p == "" {
 			return Addr{}, fmt.Errorf("address %q: the socket path after \"unix:\" is missing", s)
 		}
-		return Addr{Network: "unix", Address: config.ExpandTilde(p)}, nil
+		return Addr{Network: "unix", Address: paths.ExpandTilde(p)}, nil
 	case strings.HasPrefix(s, "/"), strings.HasPrefix(s, "./"), strings.HasPrefix(s, "../"), s == "~", strings.HasPrefix(s, "~/"):
-		return Addr{Network: "unix", Address: config.ExpandTilde(s)}, nil
+		return Addr{Network: "unix", Address: paths.ExpandTilde(s)}, nil
 	case strings.HasPrefix(s, "http://"):
 		u, err := url.Parse(s)
 		if err != nil {

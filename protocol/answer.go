@@ -57,7 +57,8 @@ type Answer struct {
 	// agent_message): Block, Approve.
 	UserMessage string
 	// Stop asks the agent to end its turn and hand over to the person
-	// (SPEC §4, "stop"), whatever Kind says; StopReason says why.
+	// (SPEC §4, "stop"; a dialect hook's "continue": false), whatever Kind
+	// says; StopReason, for the person, says why.
 	Stop       bool
 	StopReason string
 }
@@ -68,14 +69,14 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	o := Object{{Key: "kind", Value: String(a.Kind.String())}}
+	if a.Stop {
+		o = append(o, Field{Key: "stop", Value: Raw(true)}, Field{Key: "stop_reason", Value: String(a.StopReason)})
+	}
 	if a.Message != "" {
 		o = append(o, Field{Key: "message", Value: String(a.Message)})
 	}
 	if a.UserMessage != "" {
 		o = append(o, Field{Key: "user_message", Value: String(a.UserMessage)})
-	}
-	if a.Stop {
-		o = append(o, Field{Key: "stop", Value: Raw(true)}, Field{Key: "stop_reason", Value: String(a.StopReason)})
 	}
 	if a.RuleKey != "" {
 		o = append(o, Field{Key: "rule_key", Value: String(a.RuleKey)})
@@ -136,7 +137,7 @@ func readEvent(event string, v gjson.Result) Answer {
 			return Answer{Kind: Fields, Fields: objectOf(v)}
 		}
 	case TransformAPIErrorClassification:
-		if v.IsObject() && v.Get(escape("reason")).Type == gjson.String {
+		if v.IsObject() && member(v, "reason").Type == gjson.String {
 			return Answer{Kind: Fields, Fields: objectOf(v)}
 		}
 	}
@@ -144,21 +145,21 @@ func readEvent(event string, v gjson.Result) Answer {
 }
 
 // member reads a top-level key without gjson's path syntax getting in the way.
+// A key given twice reads its last value, as Python's json module keeps it:
+// gjson alone would read the first, and {"action":"allow","action":"block"}
+// blocks in the agent.
 func member(v gjson.Result, key string) gjson.Result {
-	return v.Get(escape(key))
-}
-
-// escape quotes gjson's path metacharacters so a key is read literally.
-func escape(key string) string {
-	var b strings.Builder
-	for _, r := range key {
-		switch r {
-		case '.', '*', '?', '|', '#', '@', '\\', '!', '=', '<', '>', '%', '(', ')', '[', ']', '{', '}', ',', ':', '"':
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
+	var out gjson.Result
+	if !v.IsObject() {
+		return out
 	}
-	return b.String()
+	v.ForEach(func(k, val gjson.Result) bool {
+		if k.Str == key {
+			out = val
+		}
+		return true
+	})
+	return out
 }
 
 // str returns the value as a string when it is one.
@@ -172,7 +173,7 @@ func str(v gjson.Result) (string, bool) {
 // nonBlank returns the first candidate that is a string with non-space content.
 func nonBlank(candidates ...gjson.Result) (string, bool) {
 	for _, c := range candidates {
-		if s, ok := str(c); ok && strings.TrimSpace(s) != "" {
+		if s, ok := str(c); ok && PyStrip(s) != "" {
 			return s, true
 		}
 	}
@@ -187,17 +188,34 @@ func blockWith(candidates ...gjson.Result) Answer {
 	return Answer{Kind: Block, Message: msg}
 }
 
+// readToolDirective mirrors the agent's shell-hook reader for pre_tool_call
+// (agent/shell_hooks.py _parse_pre_tool_call): a block in either dialect
+// first, Noora's before Claude's; then a modify, Noora's form before Claude's
+// even when both verbs are given; then an approve. Only where the agent finds
+// nothing are the Claude Code and Cursor permission shapes read.
 func readToolDirective(v gjson.Result) Answer {
 	if !v.IsObject() {
 		return Answer{}
 	}
-	action, _ := str(member(v, "action"))
-	decision, _ := str(member(v, "decision"))
+	action, decision := member(v, "action"), member(v, "decision")
 	switch {
-	case action == "block":
-		return blockWith(member(v, "message"), member(v, "reason"))
-	case decision == "block":
-		return blockWith(member(v, "reason"), member(v, "message"))
+	case isString(action, "block"):
+		return Answer{Kind: Block, Message: blockMessage(member(v, "message"), member(v, "reason"))}
+	case isString(decision, "block"):
+		return Answer{Kind: Block, Message: blockMessage(member(v, "reason"), member(v, "message"))}
+	}
+	if args := member(v, "args"); isString(action, "modify") && args.IsObject() {
+		return Answer{Kind: Modify, Args: objectOf(args)}
+	}
+	if args := member(v, "tool_input"); isString(decision, "modify") && args.IsObject() {
+		return Answer{Kind: Modify, Args: objectOf(args)}
+	}
+	if isString(action, "approve") {
+		// Both optional; the agent strips them and drops what is blank.
+		a := Answer{Kind: Approve}
+		a.Message = strippedString(member(v, "message"))
+		a.RuleKey = strippedString(member(v, "rule_key"))
+		return a
 	}
 	// Claude Code: {"hookSpecificOutput": {"permissionDecision": ...}}.
 	if hso := member(v, "hookSpecificOutput"); hso.IsObject() {
@@ -211,26 +229,26 @@ func readToolDirective(v gjson.Result) Answer {
 			return a
 		}
 	}
-	// Modify: one dialect at a time; {"action":"modify","tool_input":...} is no answer.
-	if action == "modify" {
-		if args := member(v, "args"); args.IsObject() {
-			return Answer{Kind: Modify, Args: objectOf(args)}
-		}
-		return Answer{}
-	}
-	if decision == "modify" {
-		if args := member(v, "tool_input"); args.IsObject() {
-			return Answer{Kind: Modify, Args: objectOf(args)}
-		}
-		return Answer{}
-	}
-	if action == "approve" {
-		a := Answer{Kind: Approve}
-		a.Message, _ = str(member(v, "message"))
-		a.RuleKey, _ = str(member(v, "rule_key"))
-		return a
-	}
 	return Answer{}
+}
+
+// blockMessage is the agent's _block_message: `primary or secondary` by
+// Python truthiness, used when it is a non-empty string (blank included),
+// else the default. A truthy non-string primary (42) hides the secondary.
+func blockMessage(primary, secondary gjson.Result) string {
+	if raw := pyOr(primary, secondary); raw.Type == gjson.String && raw.Str != "" {
+		return raw.Str
+	}
+	return DefaultBlockMessage
+}
+
+// strippedString is v stripped as Python's str.strip() does, or "" when v is
+// not a string.
+func strippedString(v gjson.Result) string {
+	if v.Type != gjson.String {
+		return ""
+	}
+	return PyStrip(v.Str)
 }
 
 func readClaudePermission(hso gjson.Result) Answer {
@@ -300,30 +318,37 @@ func readContext(v gjson.Result) Answer {
 }
 
 func contextAnswer(s string) Answer {
-	if strings.TrimSpace(s) == "" {
+	if PyStrip(s) == "" {
 		return Answer{}
 	}
 	return Answer{Kind: Context, Text: s}
 }
 
+// readContinue mirrors the agent's pre_verify reader (agent/shell_hooks.py
+// _parse_pre_verify): the verb is `action or decision` by Python truthiness,
+// stripped and lower-cased; "continue" (Noora) and "block" (Claude Code's
+// Stop) both keep the agent going. The message is `message or reason`, and
+// must be a string with something besides blanks; it is stripped.
 func readContinue(v gjson.Result) Answer {
 	if !v.IsObject() {
 		return Answer{}
 	}
-	action, _ := str(member(v, "action"))
-	decision, _ := str(member(v, "decision"))
-	var msg string
-	var ok bool
-	switch {
-	case action == "continue":
-		msg, ok = nonBlank(member(v, "message"), member(v, "reason"))
-	case decision == "block":
-		msg, ok = nonBlank(member(v, "reason"), member(v, "message"))
-	}
-	if !ok {
+	verb := pyOr(member(v, "action"), member(v, "decision"))
+	if verb.Type != gjson.String {
+		// str() of a number, a boolean or a container never reads as
+		// either verb.
 		return Answer{}
 	}
-	return Answer{Kind: Continue, Message: msg}
+	switch strings.ToLower(PyStrip(verb.Str)) {
+	case "continue", "block":
+	default:
+		return Answer{}
+	}
+	msg := pyOr(member(v, "message"), member(v, "reason"))
+	if msg.Type != gjson.String || PyStrip(msg.Str) == "" {
+		return Answer{}
+	}
+	return Answer{Kind: Continue, Message: PyStrip(msg.Str)}
 }
 
 func readGatewayAction(v gjson.Result) Answer {

@@ -1,9 +1,5 @@
 package protocol
 
-import (
-	"strings"
-)
-
 // Combined is the single answer of an event: what `exec` prints (SPEC §8).
 type Combined struct {
 	Event    string
@@ -31,10 +27,12 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	case PreToolCall:
 		c.Answer = combineToolCall(kw, answers)
 	case PreLLMCall, PostToolCall:
+		// post_tool_call: context a hook adds about the call that ran
+		// (Claude's, Gemini's and Codex's additionalContext).
 		c.Answer = combineContext(answers)
 	case PreVerify:
 		for _, a := range answers {
-			if a.Kind == Continue && strings.TrimSpace(a.Message) != "" {
+			if a.Kind == Continue && PyStrip(a.Message) != "" {
 				c.Answer = Object{
 					{Key: "action", Value: String("continue")},
 					{Key: "message", Value: String(a.Message)},

@@ -1,6 +1,6 @@
 // Package protocol holds the vocabulary of noora-hooks: the event catalogue, the
 // payload a hook receives and the answers it may give, and how answers combine
-// (SPEC.md §3, §4, §8). It is pure: it never spawns, reads files or logs, and it
+// (docs/spec.md §3, §4, §8). It is pure: it never spawns, reads files or logs, and it
 // imports nothing of ours, so every other package can lean on it.
 package protocol
 

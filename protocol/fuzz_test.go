@@ -13,6 +13,9 @@ func FuzzReadAnswer(f *testing.F) {
 		`{"action":"block","message":"x"}`, `{"decision":"modify","tool_input":{"a":1}}`,
 		`{"hookSpecificOutput":{"permissionDecision":"deny"}}`, `{"permission":"ask","agentMessage":"m"}`,
 		`"str"`, `{"context":"c"}`, `{"action":"rewrite","text":"t"}`, `[1,2]`, `{"a":{"b":`, `{"\u0000.*":1}`,
+		`{"action":"allow","action":"block"}`, `{"action":"block","message":0,"reason":"  "}`,
+		`{"action":"modify","args":"x","decision":"modify","tool_input":{"a":1,"a":2}}`,
+		`{"action":"approve","message":" \u001f ","rule_key":" k "}`, `{"action":" Continue","message":" m "}`,
 	} {
 		f.Add(s)
 	}
@@ -49,6 +52,7 @@ func FuzzPayload(f *testing.F) {
 	for _, s := range []string{
 		`{"tool_name":"terminal","args":{"command":"ls"},"session_id":"s"}`, `{}`, `{"a":1,"a":2}`,
 		`{"args":[1],"parent_session_id":null}`, `{"session_id":null,"parent_session_id":"p"}`, `{"x":"\ud800"}`,
+		`{"session_id":0,"parent_session_id":"p"}`, `{"session_id":1e-400,"parent_session_id":[]}`,
 	} {
 		f.Add(s)
 	}

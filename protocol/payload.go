@@ -1,7 +1,6 @@
 package protocol
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/tidwall/gjson"
@@ -51,11 +50,13 @@ func ToolArgs(kw Kwargs) (Object, bool) {
 // Payload builds the JSON object a shell hook reads on stdin (SPEC §4):
 // hook_event_name, tool_name, tool_input, session_id, cwd and extra, where extra
 // holds every other kwarg in the caller's order. Nothing the caller sent is
-// dropped: an args that is not an object stays in extra, and parent_session_id
-// stays in extra even when it stands in for session_id.
+// dropped: an args that is not an object stays in extra, a session_id that
+// does not stand as the session stays in extra, and parent_session_id stays
+// in extra even when it stands in for session_id.
 func Payload(event string, kw Kwargs, cwd string) Object {
 	null := json.RawMessage("null")
-	toolName, toolInput, sessionID := null, null, json.RawMessage(`""`)
+	toolName, toolInput := null, null
+	sessionID, fromSession := sessionID(kw)
 	extra := make(Object, 0, len(kw))
 	for _, f := range kw {
 		switch f.Key {
@@ -68,17 +69,11 @@ func Payload(event string, kw Kwargs, cwd string) Object {
 				continue
 			}
 		case "session_id":
-			if !isNull(f.Value) {
-				sessionID = f.Value
+			if fromSession {
 				continue
 			}
 		}
 		extra = append(extra, f)
-	}
-	if bytes.Equal(sessionID, []byte(`""`)) {
-		if p, ok := kw.Get("parent_session_id"); ok && !isNull(p) {
-			sessionID = p
-		}
 	}
 	if extra == nil {
 		extra = Object{}
@@ -97,6 +92,17 @@ func Payload(event string, kw Kwargs, cwd string) Object {
 	}
 }
 
-func isNull(raw json.RawMessage) bool {
-	return bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+// sessionID is the payload's session_id as the agent computes it
+// (agent/shell_hooks.py _payload_fields): `session_id or parent_session_id
+// or ""` by Python truthiness, so a session_id of 0, false, "", [] or {}
+// gives way to parent_session_id, and a falsy parent_session_id to "".
+// fromSession reports whether kwargs.session_id itself was taken.
+func sessionID(kw Kwargs) (id json.RawMessage, fromSession bool) {
+	if raw, ok := kw.Get("session_id"); ok && pyTruthy(gjson.ParseBytes(raw)) {
+		return raw, true
+	}
+	if raw, ok := kw.Get("parent_session_id"); ok && pyTruthy(gjson.ParseBytes(raw)) {
+		return raw, false
+	}
+	return json.RawMessage(`""`), false
 }

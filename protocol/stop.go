@@ -6,6 +6,10 @@ import (
 	"github.com/tidwall/gjson"
 )
 
+// DefaultStopReason is the stop_reason of a combined answer whose hooks
+// asked to stop the agent without saying why.
+const DefaultStopReason = "Stopped by a hook."
+
 // ReadStop reads the stop directive of an answer, on any event (SPEC §4):
 // Noora's {"stop": true, "stop_reason": "..."}, or Claude Code's
 // {"continue": false, "stopReason": "..."}. The reason is for the person the
@@ -37,11 +41,13 @@ func readUserMessage(a Answer, v gjson.Result) Answer {
 	return a
 }
 
-// combineStop adds the stop directive to a combined answer (SPEC §8): the
-// first hook, in source order, that asked for a stop decides, and the reason
-// is the first non-blank one among the stops. Before a tool call, a stop
-// also blocks the call, so that a caller that knows nothing of "stop" still
-// does not run the tool.
+// combineStop adds `"stop": true, "stop_reason": "..."` to a combined answer
+// when any hook asked to stop the agent (SPEC §8). Any event can carry it,
+// whatever else its answer says. The reason is the first non-blank one among
+// the stops, in source order, else DefaultStopReason. Before a tool call, a
+// stop also blocks the call (message: the reason a hook gave, else
+// DefaultBlockMessage) unless a block came first, so that a caller that knows
+// nothing of "stop" still does not run the tool.
 func combineStop(event string, answer Object, answers []Answer) Object {
 	stop, reason := false, ""
 	for _, a := range answers {
@@ -49,7 +55,7 @@ func combineStop(event string, answer Object, answers []Answer) Object {
 			continue
 		}
 		stop = true
-		if reason == "" && strings.TrimSpace(a.StopReason) != "" {
+		if reason == "" && PyStrip(a.StopReason) != "" {
 			reason = a.StopReason
 		}
 	}
@@ -68,20 +74,22 @@ func combineStop(event string, answer Object, answers []Answer) Object {
 			}
 		}
 	}
-	answer = append(answer, Field{Key: "stop", Value: Raw(true)})
-	if reason != "" {
-		answer = append(answer, Field{Key: "stop_reason", Value: String(reason)})
+	if reason == "" {
+		reason = DefaultStopReason
 	}
-	return answer
+	return append(answer,
+		Field{Key: "stop", Value: Raw(true)},
+		Field{Key: "stop_reason", Value: String(reason)},
+	)
 }
 
-// combineContext joins every non-blank context, in order, as pre_llm_call
-// does; post_tool_call uses it for the text a hook gives the model about the
-// call that just ran (Claude Code's PostToolUse additionalContext).
+// combineContext joins every non-blank context, in order: pre_llm_call's
+// context, and on post_tool_call the text hooks give the model about the
+// call that just ran (Claude's, Gemini's and Codex's additionalContext).
 func combineContext(answers []Answer) Object {
 	var parts []string
 	for _, a := range answers {
-		if a.Kind == Context && strings.TrimSpace(a.Text) != "" {
+		if a.Kind == Context && PyStrip(a.Text) != "" {
 			parts = append(parts, a.Text)
 		}
 	}
@@ -111,5 +119,5 @@ func UnreadContext(c Combined) string {
 	if len([]rune(text)) > 400 {
 		text = string([]rune(text)[:400])
 	}
-	return "post_tool_call: hooks gave the model context about the call (" + text + "); it is in the answer as \"context\", but the Noora agent reads no answer of post_tool_call, so it does not reach the model: a transform_tool_result hook can append it to the result, and exec --dialect claude delivers it to Claude Code"
+	return "post_tool_call: hooks gave the model context about the call (" + text + "); it is in the answer as \"context\", but the Noora agent reads no answer of post_tool_call, so it does not reach the model: a transform_tool_result hook can append it to the result, and exec --dialect claude (or gemini, codex) delivers it to that agent"
 }

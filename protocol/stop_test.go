@@ -45,18 +45,29 @@ func TestCombineStopContextAndPersonMessages(t *testing.T) {
 		{"a stop keeps the block that came first", PreToolCall,
 			[]Answer{{Kind: Block, Message: "no rm"}, {Stop: true, StopReason: "ending"}},
 			`{"event":"pre_tool_call","action":"block","message":"no rm","stop":true,"stop_reason":"ending"}`},
+		{"a stop rides along a block, the first reason wins", PreToolCall,
+			[]Answer{{Kind: Block, Message: "no", Stop: true, StopReason: "halt"}, {Stop: true, StopReason: "later"}},
+			`{"event":"pre_tool_call","action":"block","message":"no","stop":true,"stop_reason":"halt"}`},
+		// The block's message is the default block message; stop_reason is the
+		// default stop reason, as on every event.
 		{"a stop without a reason blocks with the default message", PreToolCall,
 			[]Answer{{Kind: Modify, Args: Object{{Key: "command", Value: String("ls -a")}}, Stop: true}},
-			`{"event":"pre_tool_call","action":"block","message":"Blocked by shell hook.","stop":true}`},
+			`{"event":"pre_tool_call","action":"block","message":"Blocked by shell hook.","stop":true,"stop_reason":"Stopped by a hook."}`},
+		{"a stop without a reason gets the default one", PreLLMCall,
+			[]Answer{{Stop: true}},
+			`{"event":"pre_llm_call","stop":true,"stop_reason":"Stopped by a hook."}`},
 		{"the first non-blank reason among the stops is given", PreVerify,
 			[]Answer{{Stop: true}, {Stop: true, StopReason: "second"}, {Stop: true, StopReason: "third"}},
 			`{"event":"pre_verify","stop":true,"stop_reason":"second"}`},
-		{"an observer event carries a stop", "on_session_start",
-			[]Answer{{Stop: true, StopReason: "r"}},
+		{"an observer event carries a stop too", "on_session_start",
+			[]Answer{{}, {Stop: true, StopReason: "r"}},
 			`{"event":"on_session_start","stop":true,"stop_reason":"r"}`},
-		{"contexts after a tool call join with a blank line", PostToolCall,
+		{"post_tool_call joins the contexts hooks add to the result", PostToolCall,
 			[]Answer{{Kind: Context, Text: "a"}, {Kind: Context, Text: " "}, {Kind: Context, Text: "b"}},
 			`{"event":"post_tool_call","context":"a\n\nb"}`},
+		{"no stop, no fields", PreVerify,
+			[]Answer{{Kind: Continue, Message: "x"}},
+			`{"event":"pre_verify","action":"continue","message":"x"}`},
 		{"a block keeps its text for the person", PreToolCall,
 			[]Answer{{Kind: Block, Message: "agent", UserMessage: "person"}},
 			`{"event":"pre_tool_call","action":"block","message":"agent","user_message":"person"}`},
@@ -71,5 +82,12 @@ func TestCombineStopContextAndPersonMessages(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestAnswerTraceShowsAStop(t *testing.T) {
+	got, _ := Answer{Stop: true, StopReason: "r"}.MarshalJSON()
+	if want := `{"kind":"none","stop":true,"stop_reason":"r"}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

@@ -53,11 +53,6 @@ func ReasoningDelta(event string, kw Kwargs) bool {
 // session_id says it (SPEC §4: session_id, else parent_session_id, else ""),
 // in its JSON text so that ids of any type stay distinct.
 func SessionKey(kw Kwargs) string {
-	if v, ok := kw.Get("session_id"); ok && !isNull(v) {
-		return string(v)
-	}
-	if v, ok := kw.Get("parent_session_id"); ok && !isNull(v) {
-		return string(v)
-	}
-	return `""`
+	id, _ := sessionID(kw)
+	return string(id)
 }

@@ -1,0 +1,337 @@
+// Command e2e drives the real Claude Code, Gemini CLI and Codex CLI offline,
+// each against a local fake model, with noora-hooks as its one hook
+// (`exec --dialect`), and checks that Noora's answers reach each agent:
+// block, rewrite, context, stop and pass-through. It installs the pinned
+// versions from npm into a cache directory the first time.
+//
+//	go run ./e2e [-bin bin/noora-hooks] [-cache DIR] [-agents claude,gemini,codex] [-keep]
+//
+// It needs node and npm, and the network once, for the installs; the runs
+// themselves talk only to 127.0.0.1. `make e2e` runs it; `make test` does
+// not.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The shell command the fake model asks every agent to run, and what the
+// rewrite scenario turns it into: the file they write says which ran.
+const (
+	toolCommand    = "echo original > ran.txt"
+	rewriteCommand = "echo rewritten > ran.txt"
+	runTimeout     = 150 * time.Second
+)
+
+// scenario is one Noora config and what each agent must then have done.
+type scenario struct {
+	name   string
+	config string            // the Noora config.yaml; {{NOORA}} is its directory
+	files  map[string]string // more files in that directory
+	check  func(r *run) error
+	// xfail names agents whose bridge does not carry this answer yet, with
+	// the reason; their failure is reported, not counted.
+	xfail map[string]string
+}
+
+var scenarios = []scenario{
+	{name: "pass-through",
+		config: "hooks:\n  pre_tool_call:\n    - command: sh -c 'cat > /dev/null'\n",
+		check: func(r *run) error {
+			return r.ran("original")
+		}},
+	{name: "block",
+		config: "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: sh -c 'cat >/dev/null; echo \"{\\\"action\\\":\\\"block\\\",\\\"message\\\":\\\"E2E-BLOCKED\\\"}\"'\n",
+		check: func(r *run) error {
+			if err := r.ran(""); err != nil {
+				return err
+			}
+			return r.modelSaw("E2E-BLOCKED")
+		}},
+	{name: "rewrite",
+		config: "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: sh -c 'cat >/dev/null; echo \"{\\\"action\\\":\\\"modify\\\",\\\"args\\\":{\\\"command\\\":\\\"" + rewriteCommand + "\\\"}}\"'\n",
+		check: func(r *run) error {
+			return r.ran("rewritten")
+		},
+		xfail: map[string]string{"claude": "the Claude bridge answers a rewrite with ask, which headless Claude Code refuses (issue #12)"}},
+	{name: "context",
+		config: "hooks:\n  pre_llm_call:\n    - command: sh -c 'cat >/dev/null; echo \"{\\\"context\\\":\\\"E2E-CONTEXT\\\"}\"'\n",
+		check: func(r *run) error {
+			if err := r.ran("original"); err != nil {
+				return err
+			}
+			return r.modelSaw("E2E-CONTEXT")
+		}},
+	{name: "stop",
+		// A hook in Gemini CLI's dialect asks to stop the agent before the
+		// model is called (continue: false); Noora carries it as "stop".
+		config: "hooks:\n  pre_llm_call:\n    - dialect: gemini\n      command: sh -c 'cat >/dev/null; echo \"{\\\"continue\\\":false,\\\"stopReason\\\":\\\"E2E-STOP\\\"}\"'\n",
+		check: func(r *run) error {
+			if err := r.ran(""); err != nil {
+				return err
+			}
+			for _, q := range r.fake.Requests() {
+				if q.OffersShell {
+					return fmt.Errorf("the agent went on to ask the model (%s)", q.Path)
+				}
+			}
+			return nil
+		},
+		xfail: map[string]string{"claude": "the Claude bridge does not carry stop yet (issue #12)"}},
+	{name: "tool-context",
+		// A Gemini-dialect hook adds context to a tool's result.
+		config: "hooks:\n  post_tool_call:\n    - dialect: gemini\n      command: sh -c 'cat >/dev/null; echo \"{\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"E2E-TOOL-CONTEXT\\\"}}\"'\n",
+		check: func(r *run) error {
+			if err := r.ran("original"); err != nil {
+				return err
+			}
+			return r.modelSaw("E2E-TOOL-CONTEXT")
+		},
+		xfail: map[string]string{"claude": "the Claude bridge does not carry post-tool context yet (issue #12)"}},
+	{name: "approve",
+		// Noora wants a person to look: no agent may run the command
+		// unasked (Gemini asks, which ends a headless run; Codex cannot ask
+		// and is told to refuse).
+		config: "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: sh -c 'cat >/dev/null; echo \"{\\\"action\\\":\\\"approve\\\",\\\"message\\\":\\\"E2E-LOOK\\\"}\"'\n",
+		check: func(r *run) error {
+			return r.ran("")
+		}},
+	{name: "continue",
+		// The verify gate keeps the agent going once.
+		config: "hooks:\n  pre_verify:\n    - command: sh {{NOORA}}/continue.sh\n",
+		files:  map[string]string{"continue.sh": "if grep -q '\"attempt\": *0'; then echo '{\"action\":\"continue\",\"message\":\"E2E-KEEP-GOING\"}'; fi\n"},
+		check: func(r *run) error {
+			return r.modelSaw("E2E-KEEP-GOING")
+		}},
+}
+
+func main() {
+	bin := flag.String("bin", "bin/noora-hooks", "the noora-hooks binary to put behind the agents")
+	cache := flag.String("cache", defaultCache(), "where the agents are installed from npm")
+	only := flag.String("agents", "claude,gemini,codex", "which agents to drive")
+	keep := flag.Bool("keep", false, "keep each run's directory and say where")
+	pick := flag.String("scenarios", "", "run only these scenarios (comma-separated; default: all)")
+	flag.Parse()
+	wanted := map[string]bool{}
+	for _, n := range strings.Split(*pick, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			wanted[n] = true
+		}
+	}
+
+	abs, err := filepath.Abs(*bin)
+	if err == nil {
+		_, err = os.Stat(abs)
+	}
+	if err != nil {
+		fatalf("the noora-hooks binary %s: %v (make build first)", *bin, err)
+	}
+	failed, passed, xfailed := 0, 0, 0
+	for _, name := range strings.Split(*only, ",") {
+		a, ok := agents[strings.TrimSpace(name)]
+		if !ok {
+			fatalf("unknown agent %q (claude, gemini, codex)", name)
+		}
+		exe, err := a.install(*cache)
+		if err != nil {
+			fatalf("install %s: %v", a.name, err)
+		}
+		fmt.Printf("== %s %s (%s)\n", a.title, a.version, exe)
+		for _, sc := range scenarios {
+			if len(wanted) > 0 && !wanted[sc.name] {
+				continue
+			}
+			r, err := drive(a, exe, abs, sc, *keep)
+			if err == nil {
+				err = sc.check(r)
+			}
+			if err == nil && a.healthy != nil {
+				err = a.healthy(r)
+			}
+			why, expected := sc.xfail[a.name]
+			switch {
+			case err == nil && expected:
+				passed++
+				fmt.Printf("   %-13s XPASS (expected to fail: %s)\n", sc.name, why)
+			case err == nil:
+				passed++
+				fmt.Printf("   %-13s ok    %s\n", sc.name, r.summary())
+			case expected:
+				xfailed++
+				fmt.Printf("   %-13s XFAIL %v (%s)\n", sc.name, err, why)
+			default:
+				failed++
+				fmt.Printf("   %-13s FAIL  %v\n", sc.name, err)
+				if r != nil {
+					fmt.Printf("                 %s\n", r.summary())
+					if s := strings.TrimSpace(tail(r.stderr, 600)); s != "" {
+						fmt.Printf("                 agent stderr: %s\n", strings.ReplaceAll(s, "\n", "\n                 "))
+					}
+				}
+			}
+			if r != nil && *keep {
+				fmt.Printf("                 kept: %s\n", r.dir)
+			} else if r != nil {
+				os.RemoveAll(r.dir)
+			}
+		}
+	}
+	fmt.Printf("e2e: %d passed, %d failed, %d expected failures\n", passed, failed, xfailed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
+
+// run is one agent session.
+type run struct {
+	dir, project string
+	fake         *fakeModel
+	stdout       string
+	stderr       string
+	exit         error
+}
+
+// ran checks what the shell tool wrote: want "" means it must not have run.
+func (r *run) ran(want string) error {
+	b, err := os.ReadFile(filepath.Join(r.project, "ran.txt"))
+	got := strings.TrimSpace(string(b))
+	switch {
+	case want == "" && err == nil:
+		return fmt.Errorf("the shell command ran (ran.txt: %q)", got)
+	case want == "":
+		return nil
+	case err != nil:
+		return fmt.Errorf("the shell command did not run (%v)", errors.Unwrap(err))
+	case got != want:
+		return fmt.Errorf("ran.txt holds %q, want %q", got, want)
+	}
+	return nil
+}
+
+// modelSaw checks that some request to the model carried text.
+func (r *run) modelSaw(text string) error {
+	for _, q := range r.fake.Requests() {
+		if strings.Contains(q.Body, text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no model request carried %q", text)
+}
+
+func (r *run) summary() string {
+	var kinds []string
+	for _, q := range r.fake.Requests() {
+		kinds = append(kinds, q.Answer)
+	}
+	b, _ := os.ReadFile(filepath.Join(r.project, "ran.txt"))
+	return fmt.Sprintf("(model requests: %s; ran.txt: %q; exit: %v)", strings.Join(kinds, ","), strings.TrimSpace(string(b)), exitText(r.exit))
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "0"
+	}
+	return err.Error()
+}
+
+// drive runs one agent session for one scenario.
+func drive(a *agent, exe, bin string, sc scenario, keep bool) (*run, error) {
+	dir, err := os.MkdirTemp("", "noora-e2e-"+a.name+"-")
+	if err != nil {
+		return nil, err
+	}
+	r := &run{dir: dir, project: filepath.Join(dir, "project")}
+	noora := filepath.Join(dir, "noora")
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{r.project, noora, home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return r, err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(noora, "config.yaml"), []byte(strings.ReplaceAll(sc.config, "{{NOORA}}", noora)), 0o644); err != nil {
+		return r, err
+	}
+	for name, text := range sc.files {
+		if err := os.WriteFile(filepath.Join(noora, name), []byte(text), 0o644); err != nil {
+			return r, err
+		}
+	}
+	fake, err := startFake(toolCommand)
+	if err != nil {
+		return r, err
+	}
+	defer fake.Close()
+	r.fake = fake
+	hook := fmt.Sprintf("NOORA_HOME=%s %s exec --dialect %s --accept-hooks", shQuote(noora), shQuote(bin), a.name)
+	argv, env, err := a.setup(setup{home: home, project: r.project, hook: hook, url: fake.URL()})
+	if err != nil {
+		return r, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, argv...)
+	cmd.Dir = r.project
+	cmd.Env = append(baseEnv(home), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r.exit = cmd.Run()
+	r.stdout, r.stderr = stdout.String(), stderr.String()
+	if ctx.Err() != nil {
+		return r, fmt.Errorf("%s did not finish within %s", a.title, runTimeout)
+	}
+	return r, nil
+}
+
+func baseEnv(home string) []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	lang := os.Getenv("LANG")
+	if lang == "" {
+		lang = "C.UTF-8"
+	}
+	return []string{"PATH=" + path, "HOME=" + home, "TERM=dumb", "LANG=" + lang, "NO_COLOR=1",
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost"}
+}
+
+func writeJSONFile(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+func defaultCache() string {
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "noora-hooks-e2e")
+	}
+	return filepath.Join(os.TempDir(), "noora-hooks-e2e")
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "e2e: "+format+"\n", args...)
+	os.Exit(2)
+}
