@@ -190,8 +190,10 @@ hooks:
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	p99 := took[len(took)*99/100]
 	t.Logf("POST on_stream_delta: p50 %v, p99 %v, max %v", took[len(took)/2], p99, took[len(took)-1])
-	if p99 > 5*time.Millisecond { // a sanity bound; BenchmarkServeStreamDeltas has the figure
-		t.Errorf("POST p99 %v: the host waited", p99)
+	// The property, not a speed: no POST waited for the stalled hook, which
+	// takes 1 s per event. The figure is BenchmarkServeStreamDeltas's.
+	if p99 >= time.Second {
+		t.Errorf("POST p99 %v: the host waited for the stalled hook", p99)
 	}
 
 	log := stop()

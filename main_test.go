@@ -25,6 +25,7 @@ func TestMain(m *testing.M) {
 		"ptyrun":      ptyrun,
 		"fakeplugin":  fakeplugin,
 		"envanswer":   envanswer,
+		"stallserver": stallserver, // main_hardening_test.go
 	})
 }
 
@@ -39,6 +40,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       *update,
+		Condition:           condition, // main_hardening_test.go
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NOORA_HOME", filepath.Join(e.WorkDir, "home"))
 			e.Setenv("NOORA_ACCEPT_HOOKS", "")
@@ -60,6 +62,8 @@ func TestScripts(t *testing.T) {
 			"gobin":   cmdGobin,
 			"await":   cmdAwait,
 			"awaitre": cmdAwaitMatch,
+
+			"deepjson": cmdDeepJSON, "mounttmpfs": cmdMountTmpfs, // main_hardening_test.go
 
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)

@@ -40,9 +40,9 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 		if err != nil {
 			return err
 		}
-		ctx, stop := signalContext()
-		defer stop()
-		report = eng.Fire(ctx, ev, in.Kwargs, cwd)
+		intr := catchInterrupt()
+		defer intr.stop()
+		report = eng.Fire(intr.ctx, ev, in.Kwargs, cwd)
 		for _, w := range report.Warnings() {
 			env.Warnf("%s", w)
 		}
@@ -50,6 +50,12 @@ func (c *ExecCmd) bridge(g *Globals, env *Env) error {
 			if _, err := env.Stderr.Write(report.AnswerJSON(true)); err != nil {
 				return err
 			}
+		}
+		// Interrupted: the tool's blocking answer when the gate closed,
+		// else no answer and 128+signal, never the neutral answer that
+		// Claude Code and Cursor read as "go ahead".
+		if sig := intr.caught(); sig != nil && !gateClosed(report.Combined) {
+			return interrupted(sig)
 		}
 	}
 	out := compat.Encode(in, report.Combined)

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/noora-hooks/noora-hooks/internal/runner"
+
 	"github.com/alecthomas/kong"
 )
 
@@ -149,6 +151,9 @@ func Main(args []string, env *Env) (code int) {
 			}
 		}
 	}()
+	// Every child of this program is started by runner: escaped ones can
+	// be adopted and killed (runner/reap.go).
+	runner.AdoptOrphans()
 	completeIfAsked(parser, env)
 	if noArgs {
 		// No command is bad usage (SPEC §6): the help goes to stderr, exit 2.

@@ -104,29 +104,8 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 	// as exec would run hooks, each writing only its own verdict.
 	var trials []int
 	for _, h := range eng.Config.ShellHooks {
-		s := eng.StateOf(h)
-		d := diagnosis{Event: h.Event, Command: h.Command, Line: h.Line}
-		if h.Matcher != nil {
-			d.Matcher = &h.Matcher.Source
-		}
-		program := checkProgram(h, env.Environ())
-		if p := config.CheckWritable("hook script", s.Binding.Path); program.Status == checkOK && s.Binding.Path != "" && p != nil {
-			if p.Refused {
-				program.Status, program.Message = checkIssue, p.Error()
-			} else {
-				program.Message += "; warning: " + p.Error()
-			}
-		}
-		d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
-		switch {
-		case eng.SafeMode:
-			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
-		case !s.Approved && !eng.Accept:
-			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
-		case program.Status != checkOK && h.URL == "":
-			d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: its program cannot start"})
-		default:
-			d.Checks = append(d.Checks, check{Name: "run"})
+		d, run := diagnose(eng, h, env.Environ())
+		if run {
 			trials = append(trials, len(rep.Hooks))
 		}
 		rep.Hooks = append(rep.Hooks, d)
@@ -139,15 +118,7 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 		d := &rep.Hooks[trials[i]]
 		d.Checks[len(d.Checks)-1] = verdictOf(tried[i], r)
 	}
-
-	rep.Issues = len(rep.ConfigIssues)
-	for _, d := range rep.Hooks {
-		for _, ch := range d.Checks {
-			if ch.Status == checkIssue {
-				rep.Issues++
-			}
-		}
-	}
+	rep.count()
 	if c.JSON {
 		if err := writeJSON(env.Stdout, rep); err != nil {
 			return err
@@ -252,6 +223,49 @@ func checkDrift(s engine.HookState) check {
 		ch.Message = fmt.Sprintf("%s unchanged since approval", s.Script)
 	}
 	return ch
+}
+
+// diagnose makes the checks of h that need no run, and a "run" check to be
+// filled by the trial run when run is true.
+func diagnose(eng *engine.Engine, h config.ShellHook, environ []string) (d diagnosis, run bool) {
+	s := eng.StateOf(h)
+	d = diagnosis{Event: h.Event, Command: h.Command, Line: h.Line}
+	if h.Matcher != nil {
+		d.Matcher = &h.Matcher.Source
+	}
+	program := checkProgram(h, environ)
+	if p := config.CheckWritable("hook script", s.Binding.Path); program.Status == checkOK && s.Binding.Path != "" && p != nil {
+		if p.Refused {
+			program.Status, program.Message = checkIssue, p.Error()
+		} else {
+			program.Message += "; warning: " + p.Error()
+		}
+	}
+	d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
+	switch {
+	case eng.SafeMode:
+		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
+	case !s.Approved && !eng.Accept:
+		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
+	case program.Status != checkOK && h.URL == "":
+		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: its program cannot start"})
+	default:
+		d.Checks = append(d.Checks, check{Name: "run"})
+		return d, true
+	}
+	return d, false
+}
+
+// count sets Issues: the config's, and every check that is an issue.
+func (rep *doctorReport) count() {
+	rep.Issues = len(rep.ConfigIssues)
+	for _, d := range rep.Hooks {
+		for _, ch := range d.Checks {
+			if ch.Status == checkIssue {
+				rep.Issues++
+			}
+		}
+	}
 }
 
 // verdictOf is the check of a hook's trial run on its event's synthetic

@@ -50,10 +50,16 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
+	intr := catchInterrupt()
+	defer intr.stop()
+	ctx := intr.ctx
 	if done, err := c.fireViaServer(ctx, g, env, event, kw, cwd); done {
 		return err
+	}
+	if sig := intr.caught(); sig != nil {
+		// Interrupted while serve ran the event: its answer is lost, and
+		// firing again in-process would run the hooks a second time.
+		return interrupted(sig)
 	}
 	eng, err := loadEngine(g, env)
 	if err != nil {
@@ -63,6 +69,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	report := eng.Fire(ctx, event, kw, cwd)
 	for _, w := range report.Warnings() {
 		env.Warnf("%s", w)
+	}
+	if sig := intr.caught(); sig != nil && !gateClosed(report.Combined) {
+		return interrupted(sig)
 	}
 	if w := protocol.UnreadContext(report.Combined); w != "" {
 		env.Warnf("%s", w)

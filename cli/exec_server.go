@@ -47,13 +47,25 @@ func (c *ExecCmd) fireViaServer(ctx context.Context, g *Globals, env *Env, event
 	configPath, _ := filepath.Abs(paths.Config)
 	home, _ := filepath.Abs(paths.Home)
 	body, _ := kw.MarshalJSON()
-	answer, err := cl.Fire(ctx, event.Name, body, client.FireOptions{
+	wait := serverDeadline(paths, event)
+	fireCtx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	answer, err := cl.Fire(fireCtx, event.Name, body, client.FireOptions{
 		Cwd:         cwd,
 		Trace:       c.Trace,
 		Config:      configPath,
 		Home:        home,
 		AcceptHooks: g.AcceptHooks || config.Truthy(env.Getenv("NOORA_ACCEPT_HOOKS")),
 	})
+	if err != nil && ctx.Err() != nil {
+		return false, nil // interrupted: the caller answers for it
+	}
+	if err != nil && fireCtx.Err() != nil {
+		// A server that takes longer than its hooks may is as good as
+		// missing, but may have run some: say so whatever asked for it.
+		env.Warnf("%s did not answer %s within %v; firing in-process (hooks that serve had already started may run twice)", addr, event.Name, wait)
+		return false, nil
+	}
 	if err != nil {
 		// Only an explicit --server is told: a host that set
 		// NOORA_HOOKS_SERVER for every exec wants its answers, not noise.

@@ -73,18 +73,7 @@ func (c *GatewayEmitCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	background, startTimeout := gatewaySettings(paths, env)
-	em := &gatewayhooks.Emitter{
-		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
-		Python:     plugins.Python(env.Getenv),
-		ConfigPath: paths.Config, Background: background, StartTimeout: startTimeout,
-		WaitBackground: c.Wait || c.Detached, BackgroundLog: filepath.Join(paths.Home, "logs", "gateway.log"),
-		Log: func(hook, line string) {
-			stderrMu.Lock()
-			defer stderrMu.Unlock()
-			fmt.Fprintf(env.Stderr, "noora-hooks: gateway hook %s: %s\n", hook, line)
-		},
-	}
+	em := c.emitter(handlers, paths, cwd, env)
 	results := em.Emit(ctx, event, kw)
 	for _, r := range results {
 		if r.Err != nil {
@@ -111,6 +100,24 @@ func readContext(file string, stdin io.Reader) (protocol.Object, error) {
 		return nil, fmt.Errorf("context from %s: %v; it must be one JSON object, e.g. {\"platform\": \"telegram\", \"user_id\": \"u1\"}", name, err)
 	}
 	return obj, nil
+}
+
+// emitter runs handlers as this command line asks: background work waited
+// for with --wait (and by the detached run of --background), handler logs on
+// stderr.
+func (c *GatewayEmitCmd) emitter(handlers []*gatewayhooks.Handler, paths config.Paths, cwd string, env *Env) *gatewayhooks.Emitter {
+	background, startTimeout := gatewaySettings(paths, env)
+	return &gatewayhooks.Emitter{
+		Handlers: handlers, Home: paths.Home, Env: env.Environ(), Cwd: cwd,
+		Python:     plugins.Python(env.Getenv),
+		ConfigPath: paths.Config, Background: background, StartTimeout: startTimeout,
+		WaitBackground: c.Wait || c.Detached, BackgroundLog: filepath.Join(paths.Home, "logs", "gateway.log"),
+		Log: func(hook, line string) {
+			stderrMu.Lock()
+			defer stderrMu.Unlock()
+			fmt.Fprintf(env.Stderr, "noora-hooks: gateway hook %s: %s\n", hook, line)
+		},
+	}
 }
 
 // GatewayListCmd is `noora-hooks gateway list`.

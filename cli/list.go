@@ -73,25 +73,7 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 	}
 
 	if c.JSON {
-		listing := eng.Listing(nil)
-		for i, s := range states {
-			listing.ShellHooks[i].Queue = queues.of(s.Hook)
-		}
-		if queues != nil {
-			listing.ObserverQueues = queues.all
-		}
-		out := protocol.Object{
-			{Key: "config", Value: protocol.String(listing.Config)},
-			{Key: "config_exists", Value: protocol.Raw(listing.ConfigExists)},
-			{Key: "safe_mode", Value: protocol.Raw(listing.SafeMode)},
-			{Key: "auto_accept", Value: protocol.Raw(listing.AutoAccept)},
-			{Key: "shell_hooks", Value: protocol.Raw(listing.ShellHooks)},
-		}
-		for i, s := range listSections {
-			out = append(out, protocol.Field{Key: s.Key, Value: protocol.Raw(sections[i].Items)})
-		}
-		out = append(out, protocol.Field{Key: "observer_queues", Value: protocol.Raw(listing.ObserverQueues)})
-		return writeJSON(env.Stdout, out)
+		return writeJSON(env.Stdout, listJSON(eng, states, sections, queues))
 	}
 
 	w := printableWriter{env.Stdout} // for a human: escaped
@@ -114,6 +96,29 @@ func (c *ListCmd) Run(g *Globals, env *Env) error {
 		printObserverQueues(w, queues)
 	}
 	return nil
+}
+
+// listJSON is the document of `list --json` (docs/cli.md): the engine's
+// listing with serve's queues, then the other kinds of hook.
+func listJSON(eng *engine.Engine, states []engine.HookState, sections []listed, queues *serveQueues) protocol.Object {
+	listing := eng.Listing(nil)
+	for i, s := range states {
+		listing.ShellHooks[i].Queue = queues.of(s.Hook)
+	}
+	if queues != nil {
+		listing.ObserverQueues = queues.all
+	}
+	out := protocol.Object{
+		{Key: "config", Value: protocol.String(listing.Config)},
+		{Key: "config_exists", Value: protocol.Raw(listing.ConfigExists)},
+		{Key: "safe_mode", Value: protocol.Raw(listing.SafeMode)},
+		{Key: "auto_accept", Value: protocol.Raw(listing.AutoAccept)},
+		{Key: "shell_hooks", Value: protocol.Raw(listing.ShellHooks)},
+	}
+	for i, s := range listSections {
+		out = append(out, protocol.Field{Key: s.Key, Value: protocol.Raw(sections[i].Items)})
+	}
+	return append(out, protocol.Field{Key: "observer_queues", Value: protocol.Raw(listing.ObserverQueues)})
 }
 
 // noHooksMessage tells a user with nothing configured where we looked and how

@@ -76,24 +76,7 @@ func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
 		}
 	}
 	runErr := sender.Run(ctx, lock, true)
-	counts := map[outbound.Status]int{}
-	for _, r := range results {
-		counts[r.Status]++
-	}
-	if c.JSON {
-		out := protocol.Object{
-			{Key: "deliveries", Value: protocol.Raw(drainJSON(results))},
-			{Key: "delivered", Value: protocol.Raw(counts[outbound.Delivered])},
-			{Key: "gave_up", Value: protocol.Raw(counts[outbound.GaveUp])},
-			{Key: "corrupt", Value: protocol.Raw(counts[outbound.Corrupt])},
-		}
-		b, _ := out.MarshalJSON()
-		fmt.Fprintf(env.Stdout, "%s\n", b)
-	} else if len(results) == 0 {
-		fmt.Fprintln(env.Stdout, "nothing to deliver")
-	} else {
-		fmt.Fprintf(env.Stdout, "%d delivered, %d given up, %d corrupt\n", counts[outbound.Delivered], counts[outbound.GaveUp], counts[outbound.Corrupt])
-	}
+	counts := printDrain(env.Stdout, results, c.JSON)
 	if runErr != nil {
 		return runErr
 	}
@@ -106,6 +89,32 @@ func (c *OutboundDrainCmd) Run(g *Globals, env *Env) error {
 	return nil
 }
 
+// printDrain prints the summary of a drain and returns the count of each
+// outcome.
+func printDrain(w io.Writer, results []outbound.Result, asJSON bool) map[outbound.Status]int {
+	counts := map[outbound.Status]int{}
+	for _, r := range results {
+		counts[r.Status]++
+	}
+	switch {
+	case asJSON:
+		out := protocol.Object{
+			{Key: "deliveries", Value: protocol.Raw(drainJSON(results))},
+			{Key: "delivered", Value: protocol.Raw(counts[outbound.Delivered])},
+			{Key: "gave_up", Value: protocol.Raw(counts[outbound.GaveUp])},
+			{Key: "corrupt", Value: protocol.Raw(counts[outbound.Corrupt])},
+		}
+		b, _ := out.MarshalJSON()
+		fmt.Fprintf(w, "%s\n", b)
+	case len(results) == 0:
+		fmt.Fprintln(w, "nothing to deliver")
+	default:
+		fmt.Fprintf(w, "%d delivered, %d given up, %d corrupt\n", counts[outbound.Delivered], counts[outbound.GaveUp], counts[outbound.Corrupt])
+	}
+	return counts
+}
+
+// drainLine is one delivery of a drain, for people.
 func drainLine(r outbound.Result) string {
 	if r.Status == outbound.Corrupt {
 		where := "removed"
@@ -185,16 +194,6 @@ type OutboundStatusCmd struct {
 	JSON bool `name:"json" help:"Print one JSON object: spool, limit, pending, sender_pid, corrupt, and targets [{name, url, configured, pending, oldest, oldest_age_s, last_failure}]."`
 }
 
-type targetStatus struct {
-	Name        string            `json:"name"`
-	URL         string            `json:"url"`
-	Configured  bool              `json:"configured"`
-	Pending     int               `json:"pending"`
-	Oldest      *time.Time        `json:"oldest"`
-	OldestAgeS  *float64          `json:"oldest_age_s"`
-	LastFailure *outbound.Failure `json:"last_failure"`
-}
-
 // Run prints the spool per target: configured targets first, in config
 // order, then targets that only the spool still knows.
 func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
@@ -202,96 +201,39 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	sp := outboundSpool(eng)
-	entries, err := sp.Pending()
+	st, err := outbound.StatusOf(outboundSpool(eng), eng.Config.Outbound, env.Now())
 	if err != nil {
 		return err
 	}
-	now := env.Now()
-	var targets []*targetStatus
-	byKey := map[string]*targetStatus{}
-	for _, t := range eng.Config.Outbound {
-		k := outbound.Key(t.URL)
-		if byKey[k] == nil {
-			byKey[k] = &targetStatus{Name: t.Name, URL: t.URL, Configured: true}
-			targets = append(targets, byKey[k])
-		}
-	}
-	count := func(key, name, url string, created time.Time) {
-		ts := byKey[key]
-		if ts == nil {
-			ts = &targetStatus{Name: name, URL: url}
-			byKey[key] = ts
-			targets = append(targets, ts)
-		}
-		ts.Pending++
-		if ts.Oldest == nil && !created.IsZero() {
-			created = created.UTC()
-			age := now.Sub(created).Seconds()
-			ts.Oldest, ts.OldestAgeS = &created, &age
-		}
-	}
-	pending := 0
-	for _, e := range entries {
-		pending += e.Count
-		if !e.Event && byKey[e.Key] != nil {
-			count(e.Key, "", "", e.Created) // its name says which target
-			continue
-		}
-		// An event file holds several targets' deliveries; a target no
-		// longer configured is named only inside.
-		ds, err := sp.Contents(e)
-		if err != nil {
-			count("unreadable "+e.Name, "(unreadable: "+e.Name+")", "", time.Time{})
-			continue
-		}
-		for _, d := range ds {
-			count(outbound.Key(d.URL), d.Target, d.URL, e.Created)
-		}
-	}
-	failures := sp.Failures()
-	for _, ts := range targets {
-		if f, ok := failures[ts.URL]; ok {
-			ts.LastFailure = &f
-		}
-	}
-	pid := sp.SenderPID()
 	if c.JSON {
-		var senderPID *int
-		if pid > 0 {
-			senderPID = &pid
-		}
-		if targets == nil {
-			targets = []*targetStatus{}
-		}
-		b, _ := json.Marshal(struct {
-			Spool     string          `json:"spool"`
-			Limit     int             `json:"limit"`
-			Pending   int             `json:"pending"`
-			SenderPID *int            `json:"sender_pid"`
-			Corrupt   int             `json:"corrupt"`
-			Targets   []*targetStatus `json:"targets"`
-		}{sp.Dir, eng.Config.SpoolLimit(), pending, senderPID, sp.Corrupt(), targets})
+		b, _ := json.Marshal(st)
 		fmt.Fprintf(env.Stdout, "%s\n", b)
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "spool: %s: %d of %d deliveries pending\n", sp.Dir, pending, eng.Config.SpoolLimit())
-	if pid > 0 {
-		fmt.Fprintf(env.Stdout, "sender: running (pid %d)\n", pid)
+	printStatus(env.Stdout, st)
+	return nil
+}
+
+// printStatus is the text of `outbound status`.
+func printStatus(w io.Writer, st outbound.SpoolStatus) {
+	fmt.Fprintf(w, "spool: %s: %d of %d deliveries pending\n", st.Spool, st.Pending, st.Limit)
+	if st.SenderPID != nil {
+		fmt.Fprintf(w, "sender: running (pid %d)\n", *st.SenderPID)
 	} else {
-		fmt.Fprintln(env.Stdout, "sender: not running")
+		fmt.Fprintln(w, "sender: not running")
 	}
-	if n := sp.Corrupt(); n > 0 {
-		fmt.Fprintf(env.Stdout, "corrupt files moved aside: %d\n", n)
+	if n := st.Corrupt; n > 0 {
+		fmt.Fprintf(w, "corrupt files moved aside: %d\n", n)
 	}
-	if len(targets) == 0 {
-		fmt.Fprintln(env.Stdout, "no outbound targets")
-		return nil
+	printUnspooled(w, st.Unspooled, st.UnspooledTotal)
+	if len(st.Targets) == 0 {
+		fmt.Fprintln(w, "no outbound targets")
+		return
 	}
-	fmt.Fprintln(env.Stdout)
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TARGET\tURL\tPENDING\tOLDEST\tLAST FAILURE")
-	for _, ts := range targets {
+	for _, ts := range st.Targets {
 		oldest := "-"
 		if ts.OldestAgeS != nil {
 			oldest = time.Duration(*ts.OldestAgeS * float64(time.Second)).Round(time.Second).String()
@@ -311,7 +253,7 @@ func (c *OutboundStatusCmd) Run(g *Globals, env *Env) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", name, ts.URL, ts.Pending, oldest, failure)
 	}
-	return tw.Flush()
+	_ = tw.Flush()
 }
 
 // OutboundTestCmd is `noora-hooks outbound test <name>`.

@@ -39,55 +39,54 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 	if c.CheckEvery < 0 {
 		return usageError("--check-every must not be negative")
 	}
-	// Log lines come from many requests at once: one writer, one line at a time.
-	logEnv := *env
-	logEnv.Stderr = &lockedWriter{w: env.Stderr}
-	environ := env.Environ() // read once: hooks get serve's environment
-	logEnv.Environ = func() []string { return environ }
-	logf := func(format string, args ...any) {
-		fmt.Fprintf(logEnv.Stderr, "noora-hooks: "+format+"\n", args...)
-	}
-
+	logEnv, logf := serveLog(env)
 	paths, err := config.Resolve(g.Home, g.Config, env.Getenv)
 	if err != nil {
 		return err
 	}
-	listen := c.Listen
-	if listen == "" {
-		listen = "unix:" + filepath.Join(paths.Home, SocketName)
-	}
-	addr, err := client.ParseAddr(listen)
-	if err != nil {
-		return usageError("--listen: %v", err)
-	}
-	tokenFile := c.TokenFile
-	if tokenFile == "" {
-		tokenFile = env.Getenv("NOORA_HOOKS_TOKEN_FILE")
-	}
-	token := ""
-	if tokenFile != "" {
-		if token, err = client.ReadToken(tokenFile); err != nil {
-			return err
-		}
-	}
-	if addr.Network == "tcp" && token == "" {
-		return usageError("serving on %s needs a bearer token: put one in a file only you can read and pass --token-file FILE (or set NOORA_HOOKS_TOKEN_FILE)", addr)
-	}
-	if addr.Network == "tcp" {
-		if p := config.CheckToken(tokenFile, token); p != nil {
-			return &exitError{code: 1, err: p}
-		}
-	}
-	cwd, err := Cwd()
+	addr, token, err := c.address(paths, env)
 	if err != nil {
 		return err
 	}
+	serving := &engine.Serving{Logf: logf}
+	srv, err := c.server(paths, token, func() (server.Backend, error) { return serving.Load(engineOptions(g, logEnv)) }, logf)
+	if err != nil {
+		return err
+	}
+	l, err := server.Listen(addr, c.AllowRemote)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	err = serveUntilSignalled(srv, l, logEnv, logf)
+	serving.Close(c.StreamDrain)
+	logf("stopped after %d events", srv.Served())
+	return err
+}
+
+// serveLog is serve's environment for its log: lines come from many requests
+// at once, so one writer takes one line at a time; hooks get serve's
+// environment, read once.
+func serveLog(env *Env) (*Env, func(string, ...any)) {
+	logEnv := *env
+	logEnv.Stderr = &lockedWriter{w: env.Stderr}
+	environ := env.Environ()
+	logEnv.Environ = func() []string { return environ }
+	return &logEnv, func(format string, args ...any) {
+		fmt.Fprintf(logEnv.Stderr, "noora-hooks: "+format+"\n", args...)
+	}
+}
+
+// server is the HTTP server of paths' home, loading backends with load.
+func (c *ServeCmd) server(paths config.Paths, token string, load func() (server.Backend, error), logf func(string, ...any)) (*server.Server, error) {
+	cwd, err := Cwd()
+	if err != nil {
+		return nil, err
+	}
 	configPath, _ := filepath.Abs(paths.Config)
 	home, _ := filepath.Abs(paths.Home)
-
-	serving := &engine.Serving{Logf: logf}
-	srv, err := server.New(server.Options{
-		Load:       func() (server.Backend, error) { return serving.Load(engineOptions(g, &logEnv)) },
+	return server.New(server.Options{
+		Load:       load,
 		Watch:      []string{paths.Config, paths.Allowlist()},
 		CheckEvery: c.CheckEvery,
 		Config:     configPath,
@@ -98,31 +97,66 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 		MaxEvents:  c.MaxEvents,
 		Logf:       logf,
 	})
-	if err != nil {
-		return err
-	}
-	l, err := server.Listen(addr, c.AllowRemote)
-	if err != nil {
-		return err
-	}
-	defer l.Close()
+}
 
+// serveUntilSignalled serves l until SIGTERM or SIGINT: the first finishes
+// the events in flight, a second cancels their hooks.
+func serveUntilSignalled(srv *server.Server, l *server.Listener, logEnv *Env, logf func(string, ...any)) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	logf("serving on %s (config %s)", l.Address, configPath)
-	if addr.Network == "tcp" && !server.IsLoopback(l.Address) {
+	logf("serving on %s (config %s)", l.Address, srv.Config())
+	if l.Address.Network == "tcp" && !server.IsLoopback(l.Address) {
 		logEnv.Warnf("serving on %s, which other machines may reach: anyone holding the token can run your hooks", l.Address)
 	}
-
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve on %s: %w", l.Address, err)
 	case sig := <-sigs:
 		logf("%v: finishing the events in flight; send it again to cancel their hooks", sig)
 	}
+	return shutdown(srv, l, sigs, logf)
+}
+
+// address is where serve listens and the bearer token it requires: a TCP
+// address needs a token from a file only its owner can read (SPEC §12).
+func (c *ServeCmd) address(paths config.Paths, env *Env) (client.Addr, string, error) {
+	listen := c.Listen
+	if listen == "" {
+		listen = "unix:" + filepath.Join(paths.Home, SocketName)
+	}
+	addr, err := client.ParseAddr(listen)
+	if err != nil {
+		return addr, "", usageError("--listen: %v", err)
+	}
+	tokenFile := c.TokenFile
+	if tokenFile == "" {
+		tokenFile = env.Getenv("NOORA_HOOKS_TOKEN_FILE")
+	}
+	token := ""
+	if tokenFile != "" {
+		if token, err = client.ReadToken(tokenFile); err != nil {
+			return addr, "", err
+		}
+	}
+	if addr.Network != "tcp" {
+		return addr, token, nil
+	}
+	if token == "" {
+		return addr, "", usageError("serving on %s needs a bearer token: put one in a file only you can read and pass --token-file FILE (or set NOORA_HOOKS_TOKEN_FILE)", addr)
+	}
+	if p := config.CheckToken(tokenFile, token); p != nil {
+		return addr, "", &exitError{code: 1, err: p}
+	}
+	return addr, token, nil
+}
+
+// shutdown stops serving after the first signal: new callers find no socket
+// and fire in-process, those already in the accept queue are still taken in,
+// and the events in flight finish, unless a second signal cancels their hooks.
+func shutdown(srv *server.Server, l *server.Listener, sigs <-chan os.Signal, logf func(string, ...any)) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -133,14 +167,9 @@ func (c *ServeCmd) Run(g *Globals, env *Env) error {
 		case <-ctx.Done():
 		}
 	}()
-	// New callers find no socket and fire in-process; those already in the
-	// accept queue are still taken in before the listener closes.
 	l.Unlink()
 	l.AwaitBacklog(acceptQueueGrace)
-	err = srv.Shutdown(ctx)
-	serving.Close(c.StreamDrain)
-	logf("stopped after %d events", srv.Served())
-	return err
+	return srv.Shutdown(ctx)
 }
 
 // acceptQueueGrace bounds how long serve waits, after it unlinked its socket

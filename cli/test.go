@@ -56,41 +56,43 @@ func (c *TestCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := signalContext()
 	defer stop()
 	t := eng.Trial(ctx, event, kw, c.ForTool, cwd)
-	results, states, unmatched, combined, payload := t.Results, t.States, t.Unmatched, t.Combined, t.Payload
-
 	if c.JSON {
-		return writeJSON(env.Stdout, testReportOf(c, eng, payload, states, results, unmatched, combined))
+		return writeJSON(env.Stdout, testReportOf(c, eng, t.Payload, t.States, t.Results, t.Unmatched, t.Combined))
 	}
-	w := printableWriter{env.Stdout} // for a human: escaped
-	fmt.Fprintf(w, "Event:   %s\n", event.Name)
-	b, _ := payload.MarshalJSON()
+	printTrial(printableWriter{env.Stdout}, eng, t, c.ForTool)
+	return nil
+}
+
+// printTrial is the text report of `test`.
+func printTrial(w io.Writer, eng *engine.Engine, t engine.Trial, forTool string) {
+	fmt.Fprintf(w, "Event:   %s\n", t.Event.Name)
+	b, _ := t.Payload.MarshalJSON()
 	fmt.Fprintf(w, "Payload: %s\n", b)
-	for _, h := range unmatched {
-		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, c.ForTool)
+	for _, h := range t.Unmatched {
+		fmt.Fprintf(w, "\nNot run: %s (matcher %s does not accept tool %q)\n", h.Command, h.Matcher.Source, forTool)
 	}
-	if len(results) == 0 {
-		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, event.Name, c.ForTool, len(unmatched)))
-		return nil
+	if len(t.Results) == 0 {
+		fmt.Fprintf(w, "\n%s\n", noHookToTest(eng, t.Event.Name, forTool, len(t.Unmatched)))
+		return
 	}
 	unapproved := 0
-	for i, r := range results {
-		s := states[i]
+	for i, r := range t.Results {
+		s := t.States[i]
 		if !s.Approved {
 			unapproved++
 		}
-		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(results), s.Hook.Command)
+		fmt.Fprintf(w, "\n[%d/%d] %s\n", i+1, len(t.Results), s.Hook.Command)
 		printHookRun(w, s, r)
 	}
 	fmt.Fprintf(w, "\nCombined answer (as exec prints it")
 	if unapproved > 0 {
-		fmt.Fprintf(w, " once every hook above is approved; not approved yet: %d of %d", unapproved, len(results))
+		fmt.Fprintf(w, " once every hook above is approved; not approved yet: %d of %d", unapproved, len(t.Results))
 	}
-	cb, _ := combined.MarshalJSON()
+	cb, _ := t.Combined.MarshalJSON()
 	fmt.Fprintf(w, "):\n%s\n", cb)
-	for _, warning := range combined.Warnings {
+	for _, warning := range t.Combined.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
-	return nil
 }
 
 func noHookToTest(eng *engine.Engine, event, tool string, unmatched int) string {

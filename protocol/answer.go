@@ -97,11 +97,15 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 var ErrInvalidJSON = errors.New("output is not valid JSON")
 
 // Parse reads a hook's stdout as one JSON value. Empty (after trimming) means no
-// answer and returns ok=false with no error.
+// answer and returns ok=false with no error. An answer nesting deeper than
+// MaxDepth is an error wrapping ErrTooDeep.
 func Parse(stdout []byte) (v gjson.Result, ok bool, err error) {
 	stdout = bytes.TrimSpace(stdout)
 	if len(stdout) == 0 {
 		return gjson.Result{}, false, nil
+	}
+	if err := CheckDepth(stdout); err != nil {
+		return gjson.Result{}, false, err
 	}
 	if !gjson.ValidBytes(stdout) {
 		return gjson.Result{}, false, ErrInvalidJSON
@@ -260,6 +264,9 @@ func readClaudePermission(hso gjson.Result) Answer {
 	case "ask":
 		a := Answer{Kind: Approve}
 		a.Message, _ = str(reason)
+		if in := member(hso, "updatedInput"); in.IsObject() {
+			a.Args = objectOf(in) // the rewrite travels with the ask, as with dialect: claude
+		}
 		return a
 	}
 	if in := member(hso, "updatedInput"); in.IsObject() {

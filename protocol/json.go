@@ -24,8 +24,12 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // ParseObject reads a JSON object, keeping member order. A key given twice keeps
 // its first position and its last value, as Python's json module does.
-// Values are compacted: a payload must stay one line (SPEC §4).
+// Values are compacted: a payload must stay one line (SPEC §4). JSON nesting
+// deeper than MaxDepth is refused (ErrTooDeep).
 func ParseObject(data []byte) (Object, error) {
+	if err := CheckDepth(data); err != nil {
+		return nil, err
+	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, data); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %w", err)

@@ -2,6 +2,7 @@ package compat
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -180,7 +181,9 @@ func readClaude(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 		// Elsewhere Claude shows plain stdout in verbose mode only: it is a
 		// log, not an answer, unless it looks like broken JSON.
 		r.Unusable = true
-		if err != nil && (stdout[0] == '{' || stdout[0] == '[') {
+		if errors.Is(err, protocol.ErrTooDeep) {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("stdout nests arrays and objects more than %d levels deep; ignoring it", protocol.MaxDepth))
+		} else if err != nil && (stdout[0] == '{' || stdout[0] == '[') {
 			r.Warnings = append(r.Warnings, "stdout is not valid JSON; ignoring it: "+shellhook.Excerpt(stdout))
 		}
 		return r

@@ -98,6 +98,10 @@ type Result struct {
 	// Outcome is the raw process outcome for hooks that ran a process, for
 	// `test` and `doctor`; nil otherwise.
 	Outcome *runner.Outcome
+	// NotDelivered: the event never reached the hook, such as a stream line
+	// that was not written because the stream's process had ended. Queues
+	// count it as dropped, not delivered.
+	NotDelivered bool
 }
 
 // MarshalJSON gives the trace form of SPEC §8.

@@ -226,7 +226,11 @@ func (f *Fanout) work(q *queue) {
 		}
 		res := j.hook.Run(f.ctx, j.call)
 		f.mu.Lock()
-		q.delivered++
+		if res.NotDelivered { // count what reached the hook, not what was tried
+			q.dropped++
+		} else {
+			q.delivered++
+		}
 		q.running = false
 		f.mu.Unlock()
 		j.t.settle()

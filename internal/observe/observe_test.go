@@ -124,8 +124,10 @@ func TestASlowHookDropsItsOwnEventsWhileAFastOneSeesThemAll(t *testing.T) {
 	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
 	p99 := took[len(took)*99/100]
 	t.Logf("Accept: p50 %v, p99 %v, max %v", took[len(took)/2], p99, took[len(took)-1])
-	if p99 > 5*time.Millisecond { // a sanity bound: the figure is in BenchmarkAccept
-		t.Errorf("Accept p99 %v: the caller waited", p99)
+	// The property, not a speed: no Accept waited for the stalled hook,
+	// which takes 1 s per event. The figure is BenchmarkAccept's.
+	if p99 >= time.Second {
+		t.Errorf("Accept p99 %v: the caller waited for the stalled hook", p99)
 	}
 }
 

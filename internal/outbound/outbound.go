@@ -130,15 +130,22 @@ func (f *firing) spool(call dispatch.Call) {
 		ds, which = append(ds, d), append(which, i)
 	}
 	kick := false
+	var lost unspooledReport
 	for j, err := range s.Spool.AddAll(ds) {
 		i := which[j]
 		if err != nil {
 			f.results[i].Status = dispatch.StatusError
-			f.results[i].Warnings = append(f.results[i].Warnings, dispatch.Warn(dropped(f.targets[i], call.Event.Name, ds[j], s.Spool, err)))
+			lost.add(i, f.targets[i], ds[j], err)
+			if errors.Is(err, ErrFull) || errors.Is(err, ErrTooLarge) {
+				f.results[i].Warnings = append(f.results[i].Warnings, dispatch.Warn(dropped(f.targets[i], call.Event.Name, ds[j], s.Spool, err)))
+			}
 		}
 		// A full spool needs a sender most of all: the one that filled it
 		// may have died.
 		kick = kick || err == nil || errors.Is(err, ErrFull)
+	}
+	if w := lost.record(s.Spool, call.Event.Name, now); w != "" {
+		f.results[lost.first].Warnings = append(f.results[lost.first].Warnings, dispatch.Warn(w))
 	}
 	if kick {
 		if w := s.kick(call.Env); w != "" {

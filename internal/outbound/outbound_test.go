@@ -326,6 +326,14 @@ func TestSenderOrderAndIndependence(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+		// The dead target's first request may still be on its way: wait for
+		// it rather than assume it came first.
+		for len(dead.requests()) < 1 {
+			if time.Now().After(deadline) {
+				t.Fatal("the dead target's first request never arrived")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 		if n := len(dead.requests()); n != 1 {
 			t.Errorf("the dead target got %d requests, want its first one hanging", n)
 		}

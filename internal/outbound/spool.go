@@ -174,7 +174,11 @@ func (s Spool) withCount(recount bool, f func(n int) (int, error)) error {
 	m, ferr := f(n)
 	if m != n || !ok {
 		if err := writeCount(lf, m, !ok); err != nil {
-			return fmt.Errorf("update %s: %w", s.addLock(), err)
+			// f's work is done (a delivery renamed into the spool is
+			// spooled); a count that could not be stored, on a full disk
+			// say, is cut so the next reader recounts rather than trust
+			// a stale or torn number.
+			_ = lf.Truncate(0)
 		}
 	}
 	return ferr

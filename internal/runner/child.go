@@ -94,8 +94,10 @@ func Start(c ChildCommand) (*Child, error) {
 	go func() {
 		_ = cmd.Wait()
 		close(exited)
-		// Nothing the child left in its group survives it.
+		// Nothing the child left in its group survives it, nor what
+		// escaped the group (reap.go).
 		_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+		untrack(cmd.Process.Pid)
 		exit := ChildExit{Code: cmd.ProcessState.ExitCode()}
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			exit.Signal = ws.Signal()

@@ -166,8 +166,9 @@ func run(ctx context.Context, c Command) Outcome {
 	close(killDone)
 	timedOut := runCtx.Err() != nil && ctx.Err() == nil
 	// No hook leaves a process behind (SPEC §4): what the leader left in its
-	// group dies with it.
+	// group dies with it, and so does what escaped the group (reap.go).
 	_ = signalGroup(cmd.Process.Pid, syscall.SIGKILL)
+	untrack(cmd.Process.Pid)
 
 	// Grandchildren that left the group may still hold the pipes: give them a
 	// moment, then stop reading.
@@ -246,7 +247,7 @@ func spawn(ctx context.Context, argv []string, dir string, env []string) (*spawn
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = killGrace // then exec kills the leader; escalate kills the group
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
 		closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
 		if errors.Is(err, os.ErrNotExist) {
 			if why := ShebangProblem(path, env); why != nil {
@@ -454,13 +455,14 @@ func StartDetached(ctx context.Context, d Detached) (int, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	cmd.Cancel = func() error { return signalGroup(cmd.Process.Pid, syscall.SIGTERM) }
 	cmd.WaitDelay = killGrace
-	if err := cmd.Start(); err != nil {
+	if err := startTracked(cmd.Start, func() int { return cmd.Process.Pid }); err != nil {
 		return 0, classifyStart(d.Argv[0], err)
 	}
 	pid := cmd.Process.Pid
 	exited := make(chan struct{})
 	go func() {
 		_ = cmd.Wait() // reap it if we live longer than it does (serve)
+		untrack(pid)
 		close(exited)
 	}()
 	go escalate(ctx, pid, exited) // TERM came from Cancel; KILL follows

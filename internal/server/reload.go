@@ -141,9 +141,15 @@ func (g *generation) retire() {
 	}
 }
 
+// close closes the Backend when it holds anything: an io.Closer, or a
+// Close without a result (the Engine's). Missing the second once left every
+// plugin process of every replaced generation running.
 func (g *generation) close() {
-	if c, ok := g.backend.(io.Closer); ok {
+	switch c := g.backend.(type) {
+	case io.Closer:
 		_ = c.Close()
+	case interface{ Close() }:
+		c.Close()
 	}
 }
 

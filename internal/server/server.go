@@ -16,7 +16,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -86,6 +85,9 @@ type Options struct {
 	Cwd string
 	// MaxPayload bounds a request body: exec's bound on kwargs.
 	MaxPayload int64
+	// BodyTimeout bounds how long a request body may take to arrive, from
+	// the end of its headers. 0: DefaultBodyTimeout.
+	BodyTimeout time.Duration
 	// MaxEvents bounds the events fired at once; more wait their turn. 0: 64.
 	MaxEvents int
 	// Logf prints one line of serve's log (stderr).
@@ -206,6 +208,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // Served returns how many events were answered.
 func (s *Server) Served() int64 { return s.served.Load() }
 
+// Config is the config file the server serves (Options.Config).
+func (s *Server) Config() string { return s.opts.Config }
+
 // auth checks the bearer token when one is set.
 func (s *Server) auth(next http.HandlerFunc) http.HandlerFunc {
 	if s.opts.Token == "" {
@@ -289,8 +294,9 @@ func (s *Server) queue(w http.ResponseWriter, req eventRequest) bool {
 
 // readEvent checks a request and reads its kwargs, or answers the error and
 // returns ok=false. On success the caller holds one of MaxEvents slots until
-// it calls release: the slot is taken before the body is read, so that at
-// most MaxEvents bodies are held at once.
+// it calls release. The slot is taken only once the whole body is read and
+// parsed (readBody): a client that trickles its body holds no slot, so it
+// cannot stop other events.
 func (s *Server) readEvent(w http.ResponseWriter, r *http.Request) (req eventRequest, release func(), ok bool) {
 	if !allow(w, r, http.MethodPost) {
 		return req, nil, false
@@ -318,6 +324,18 @@ func (s *Server) readEvent(w http.ResponseWriter, r *http.Request) (req eventReq
 	v := r.URL.Query().Get("trace")
 	req = eventRequest{event: event, cwd: cwd, trace: v == "1" || v == "true"}
 
+	data, ok := s.readBody(w, r)
+	if !ok {
+		return req, nil, false
+	}
+	if req.kw, err = protocol.ParseKwargs(data); err != nil {
+		if errors.Is(err, protocol.ErrNotObject) {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload is %v; %s", err, protocol.KwargsHint), nil)
+		} else {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload: %v; %s", err, protocol.KwargsHint), nil)
+		}
+		return req, nil, false
+	}
 	sem := s.sem
 	if event.Streaming() {
 		sem = s.streamSem
@@ -327,28 +345,7 @@ func (s *Server) readEvent(w http.ResponseWriter, r *http.Request) (req eventReq
 	case <-r.Context().Done():
 		return req, nil, false // the caller left before its event started: nothing ran
 	}
-	release = func() { <-sem }
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxPayload))
-	if err != nil {
-		release()
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("payload larger than %s", size(s.opts.MaxPayload)), nil)
-		} else {
-			writeError(w, http.StatusBadRequest, "read payload: "+err.Error(), nil)
-		}
-		return req, nil, false
-	}
-	if req.kw, err = protocol.ParseKwargs(data); err != nil {
-		release()
-		if errors.Is(err, protocol.ErrNotObject) {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload is %v; %s", err, protocol.KwargsHint), nil)
-		} else {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("payload: %v; %s", err, protocol.KwargsHint), nil)
-		}
-		return req, nil, false
-	}
-	return req, release, true
+	return req, func() { <-sem }, true
 }
 
 // fire fires one event and answers with exec's bytes, its warnings in headers

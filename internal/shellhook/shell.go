@@ -196,7 +196,20 @@ func (h *ShellHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result
 	})
 	res.Duration = out.Duration
 	res.Outcome = &out
+	if ctx.Err() != nil {
+		return h.interrupted(res)
+	}
 	return h.read(res, call, out)
+}
+
+// interrupted records a hook stopped because its caller was (a signal to
+// exec, a forced shutdown of serve): whatever it printed is not its answer,
+// and under fail_closed it blocks like any other failure (SPEC §4: an
+// interrupted gate never reads as "go ahead").
+func (h *ShellHook) interrupted(res dispatch.Result) dispatch.Result {
+	res.Status = dispatch.StatusError
+	res.ExitCode = nil
+	return h.failed(res, "interrupted", "interrupted; its process group was killed")
 }
 
 // read interprets a finished run by the rules of SPEC §4; what the hook's
@@ -263,6 +276,9 @@ func ReadNoora(event string, out runner.Outcome) Reading {
 	default:
 		v, ok, err := protocol.Parse([]byte(stdout))
 		switch {
+		case errors.Is(err, protocol.ErrTooDeep):
+			r.Unusable = true
+			r.Warnings = append(r.Warnings, fmt.Sprintf("stdout nests arrays and objects more than %d levels deep; ignoring it", protocol.MaxDepth))
 		case err != nil:
 			r.Unusable = true
 			r.Warnings = append(r.Warnings, "stdout is not valid JSON; ignoring it: "+Excerpt(stdout))

@@ -384,6 +384,7 @@ func (s *Streams) deliver(ctx context.Context, h *StreamHook, call dispatch.Call
 		p, open := s.take(key, h.Config, !h.CloseOnly)
 		if !open {
 			res.Status = dispatch.StatusSkipped
+			res.NotDelivered = true
 			res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: "not delivered: the server is shutting down"})
 			return res
 		}
@@ -414,12 +415,14 @@ func (s *Streams) deliver(ctx context.Context, h *StreamHook, call dispatch.Call
 func (s *Streams) writeLocked(ctx context.Context, h *StreamHook, p *streamProc, call dispatch.Call, res *dispatch.Result) {
 	if p.failed {
 		res.Status = dispatch.StatusSkipped
+		res.NotDelivered = true
 		return
 	}
 	session := p.key.session
 	fail := func(status dispatch.Status, what string) {
 		p.failed = true
 		res.Status = status
+		res.NotDelivered = true
 		res.Warnings = append(res.Warnings, dispatch.Warning{Hook: h.where(), Message: fmt.Sprintf("%s; the other lines of session %s's stream are dropped", what, session)})
 	}
 	if p.child == nil {

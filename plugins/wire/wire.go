@@ -108,6 +108,9 @@ func Parse(line []byte) (Message, error) {
 		return Message{}, violation("a message is %d bytes, over the %d-byte limit", len(line), MaxMessage)
 	}
 	line = bytes.TrimSpace(line)
+	if err := protocol.CheckDepth(line); err != nil {
+		return Message{}, fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
 	if !gjson.ValidBytes(line) {
 		return Message{}, violation("a line is not valid JSON: %s", excerpt(line))
 	}
