@@ -95,3 +95,35 @@ func (s recordingSource) Hooks(ctx context.Context, call dispatch.Call) []dispat
 	s.e.recordPending()
 	return hooks
 }
+
+// Pending is what `approve` asks about: one state per (event, command) pair,
+// which is what the allowlist keys on, for every pair that is not approved or
+// whose approval no longer covers what would run (drift); already counts the
+// pairs that are approved.
+func (e *Engine) Pending() (pending []HookState, already int) {
+	seen := map[[2]string]bool{}
+	for _, h := range e.Config.ShellHooks {
+		key := [2]string{h.Event, h.Command}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		s := e.StateOf(h)
+		if s.Approved && !s.Drift {
+			already++
+			continue
+		}
+		pending = append(pending, s)
+	}
+	return pending, already
+}
+
+// Approve records an approval of each state, bound to the file it resolves
+// to now, in one locked write of the allowlist.
+func (e *Engine) Approve(states []HookState) ([]consent.Approval, error) {
+	records := make([]consent.Approval, len(states))
+	for i, s := range states {
+		records[i] = consent.NewApproval(s.Hook.Event, s.Hook.Command, s.Binding, e.opts.Now())
+	}
+	return records, e.Store.Record(records...)
+}
