@@ -162,17 +162,11 @@ func readClaude(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 		r.Failed = true // Claude reads no JSON from a failed hook
 		return r
 	}
-	stdout := strings.TrimSpace(string(out.Stdout))
-	if stdout == "" {
+	stdout, v, done, err := claudeStdout(&r, out)
+	if done {
 		return r
 	}
-	if out.StdoutTruncated {
-		r.Unusable = true
-		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", runner.StdoutLimit>>20))
-		return r
-	}
-	v, ok, err := protocol.Parse([]byte(stdout))
-	if err != nil || !ok || !v.IsObject() {
+	if err != nil || !v.IsObject() {
 		if ev.Name == "UserPromptSubmit" || ev.Name == "SessionStart" {
 			// "stdout is added as context that Claude can see" (Exit code output).
 			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stdout}
@@ -190,6 +184,24 @@ func readClaude(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 	}
 	r = readClaudeJSON(ev, call, v)
 	return sessionContext(ev, r)
+}
+
+// claudeStdout reads a Claude-style hook's stdout (Claude Code and Codex CLI
+// read it alike): trimmed, and parsed as one JSON value. done is true when
+// there is nothing more to read: empty stdout, or stdout cut at the bound (r
+// says so).
+func claudeStdout(r *shellhook.Reading, out runner.Outcome) (stdout string, v gjson.Result, done bool, err error) {
+	stdout = strings.TrimSpace(string(out.Stdout))
+	if stdout == "" {
+		return "", v, true, nil
+	}
+	if out.StdoutTruncated {
+		r.Unusable = true
+		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", runner.StdoutLimit>>20))
+		return stdout, v, true, nil
+	}
+	v, _, err = protocol.Parse([]byte(stdout))
+	return stdout, v, false, err
 }
 
 // sessionContext: Claude adds a SessionStart hook's context to the session;
