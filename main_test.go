@@ -73,7 +73,8 @@ func TestScripts(t *testing.T) {
 			"waitserve": cmdWaitserve, "waitfile": cmdWaitfile, "http": cmdHTTP, "freeport": cmdFreeport, // main_serve_test.go
 			// outbound (main_outbound_test.go)
 			"sink": cmdSink, "envsubst": cmdEnvsubst, "killsender": cmdKillSender, "parallel": cmdParallel,
-			"otlpspans": cmdOTLPSpans, // main_traces_test.go
+			"otlpspans":    cmdOTLPSpans,    // main_traces_test.go
+			"policyserver": cmdPolicyServer, // URL hooks (main_urlhook_test.go)
 		},
 	})
 }

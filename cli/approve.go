@@ -43,32 +43,17 @@ func (c *ApproveCmd) Run(g *Globals, env *Env) error {
 	if eng.SafeMode {
 		env.Warnf("%s", safeModeNote)
 	}
-	// One question per (event, command) pair: that is what the allowlist keys on.
-	var pending []*pendingPair
-	seen := map[[2]string]bool{}
-	already := 0
-	for _, h := range eng.Config.ShellHooks {
-		key := [2]string{h.Event, h.Command}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		s := eng.StateOf(h)
-		if s.Approved && !s.Drift {
-			already++
-			continue
-		}
-		pending = append(pending, &pendingPair{HookState: s, Result: "unanswered", Changed: s.Drift})
+	states, already := eng.Pending()
+	pending := make([]*pendingPair, len(states))
+	for i, s := range states {
+		pending[i] = &pendingPair{HookState: s, Result: "unanswered", Changed: s.Drift}
 	}
 
 	switch {
 	case len(pending) == 0:
 	case c.Yes || g.AcceptHooks:
-		records := make([]consent.Approval, len(pending))
-		for i, p := range pending {
-			records[i] = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
-		}
-		if err := eng.Store.Record(records...); err != nil {
+		records, err := eng.Approve(states)
+		if err != nil {
 			return err
 		}
 		for i, p := range pending {
@@ -135,10 +120,11 @@ func (c *ApproveCmd) ask(eng *engine.Engine, env *Env, pending []*pendingPair) e
 		}
 		switch strings.ToLower(strings.TrimSpace(answer)) {
 		case "y", "yes":
-			p.Record = consent.NewApproval(p.Hook.Event, p.Hook.Command, p.Binding, env.Now())
-			if err := eng.Store.Record(p.Record); err != nil {
+			records, err := eng.Approve([]engine.HookState{p.HookState})
+			if err != nil {
 				return err
 			}
+			p.Record = records[0]
 			p.Result = "approved"
 			fmt.Fprintf(out, "Approved.\n")
 		default:

@@ -136,6 +136,9 @@ func (c *DoctorCmd) Run(g *Globals, env *Env) error {
 // (python3 x.py, bash x.sh) the script only has to be readable.
 func checkProgram(h config.ShellHook, environ []string) check {
 	ch := check{Name: "program", Status: checkIssue}
+	if h.URL != "" {
+		return check{Name: "program", Status: checkSkipped, Message: "a URL hook runs no program"}
+	}
 	argv, err := shellhook.Argv(h.Command)
 	if err != nil {
 		ch.Message = err.Error()
@@ -244,7 +247,7 @@ func diagnose(eng *engine.Engine, h config.ShellHook, environ []string) (d diagn
 		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
 	case !s.Approved && !eng.Accept:
 		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
-	case program.Status != checkOK:
+	case program.Status != checkOK && h.URL == "":
 		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: its program cannot start"})
 	default:
 		d.Checks = append(d.Checks, check{Name: "run"})

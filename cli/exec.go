@@ -73,6 +73,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	if sig := intr.caught(); sig != nil && !gateClosed(report.Combined) {
 		return interrupted(sig)
 	}
+	if w := protocol.UnreadContext(report.Combined); w != "" {
+		env.Warnf("%s", w)
+	}
 	_, err = env.Stdout.Write(report.AnswerJSON(c.Trace))
 	return err
 }

@@ -16,7 +16,7 @@ import (
 // ImportCmd is `noora-hooks import claude|cursor|gemini|codex [FILE]` (SPEC §11).
 type ImportCmd struct {
 	Tool  string `arg:"" enum:"claude,cursor,gemini,codex" help:"Whose hooks: claude (a Claude Code settings.json), cursor (a Cursor hooks.json), gemini (a Gemini CLI settings.json) or codex (a Codex CLI hooks.json or config.toml)."`
-	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: the project's: ./.claude/settings.json, ./.cursor/hooks.json, ./.gemini/settings.json, ./.codex/hooks.json, else ./.codex/config.toml)."`
+	File  string `arg:"" optional:"" type:"path" help:"The file to read (default: the project's: ./.claude/settings.json, ./.cursor/hooks.json, ./.gemini/settings.json, ./.codex/hooks.json, else ./.codex/config.toml). For claude, also a plugin directory or its hooks/hooks.json."`
 	Write bool   `help:"Merge the entries into the config file instead of printing them: what is there stays, comments included; an entry already there is not added again."`
 	JSON  bool   `name:"json" help:"Print a JSON report: {source, dialect, entries, warnings, yaml, config, added, present}."`
 }
@@ -27,11 +27,26 @@ func (c *ImportCmd) Run(g *Globals, env *Env) error {
 	if file == "" {
 		file = compat.DefaultImportFile(c.Tool)
 	}
+	var plugin *compat.ClaudePlugin
+	if c.Tool == compat.Claude {
+		p, hooksFile, ok, err := compat.FindClaudePlugin(file)
+		if err != nil {
+			return err
+		}
+		if ok {
+			plugin, file = &p, hooksFile
+		}
+	}
 	data, err := readSettings(c.Tool, file)
 	if err != nil {
 		return err
 	}
-	im, err := compat.Import(c.Tool, file, data)
+	var im compat.Imported
+	if plugin != nil {
+		im, err = compat.ImportClaudePlugin(*plugin, file, data)
+	} else {
+		im, err = compat.Import(c.Tool, file, data)
+	}
 	if err != nil {
 		return err
 	}

@@ -52,8 +52,13 @@ type Answer struct {
 	Args    Object // Modify; Approve when the hook also rewrote args
 	Text    string // Context, Replace
 	Fields  Object // Fields
-	// Stop asks the agent to end its run (a dialect hook's "continue":
-	// false), with StopReason for the person; it rides along any Kind.
+	// UserMessage is the text for the person, when the hook wrote one apart
+	// from Message, which is for the agent (Cursor's user_message and
+	// agent_message): Block, Approve.
+	UserMessage string
+	// Stop asks the agent to end its turn and hand over to the person
+	// (SPEC §4, "stop"; a dialect hook's "continue": false), whatever Kind
+	// says; StopReason, for the person, says why.
 	Stop       bool
 	StopReason string
 }
@@ -69,6 +74,9 @@ func (a Answer) MarshalJSON() ([]byte, error) {
 	}
 	if a.Message != "" {
 		o = append(o, Field{Key: "message", Value: String(a.Message)})
+	}
+	if a.UserMessage != "" {
+		o = append(o, Field{Key: "user_message", Value: String(a.UserMessage)})
 	}
 	if a.RuleKey != "" {
 		o = append(o, Field{Key: "rule_key", Value: String(a.RuleKey)})
@@ -106,12 +114,19 @@ func Parse(stdout []byte) (v gjson.Result, ok bool, err error) {
 }
 
 // Read interprets one JSON answer by the rules of event (the table of SPEC §4).
-// Shapes that mean nothing for the event give an answer of kind None.
+// Shapes that mean nothing for the event give an answer of kind None. A stop
+// directive is read on every event.
 func Read(event string, v gjson.Result) Answer {
+	a := readUserMessage(readEvent(event, v), v)
+	a.Stop, a.StopReason = ReadStop(v)
+	return a
+}
+
+func readEvent(event string, v gjson.Result) Answer {
 	switch event {
 	case PreToolCall:
 		return readToolDirective(v)
-	case PreLLMCall:
+	case PreLLMCall, PostToolCall:
 		return readContext(v)
 	case PreVerify:
 		return readContinue(v)
@@ -263,15 +278,21 @@ func readClaudePermission(hso gjson.Result) Answer {
 func readCursorPermission(v gjson.Result, perm string) Answer {
 	agent := firstPresent(v, "agent_message", "agentMessage")
 	user := firstPresent(v, "user_message", "userMessage")
+	var a Answer
 	switch perm {
 	case "deny":
-		return blockWith(agent, user)
+		a = blockWith(agent, user)
 	case "ask":
-		a := Answer{Kind: Approve}
+		a = Answer{Kind: Approve}
 		a.Message, _ = nonBlank(agent, user)
-		return a
+	default:
+		return Answer{}
 	}
-	return Answer{}
+	// The person's text is kept apart only when it differs from the agent's.
+	if u, ok := nonBlank(user); ok && u != a.Message {
+		a.UserMessage = u
+	}
+	return a
 }
 
 // firstPresent returns the first of keys that v has.

@@ -1,9 +1,5 @@
 package protocol
 
-import (
-	"strings"
-)
-
 // Combined is the single answer of an event: what `exec` prints (SPEC §8).
 type Combined struct {
 	Event    string
@@ -31,17 +27,9 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 	case PreToolCall:
 		c.Answer = combineToolCall(kw, answers)
 	case PreLLMCall, PostToolCall:
-		// post_tool_call: context a dialect hook adds to the tool's result
+		// post_tool_call: context a hook adds about the call that ran
 		// (Claude's, Gemini's and Codex's additionalContext).
-		var parts []string
-		for _, a := range answers {
-			if a.Kind == Context && PyStrip(a.Text) != "" {
-				parts = append(parts, a.Text)
-			}
-		}
-		if len(parts) > 0 {
-			c.Answer = Object{{Key: "context", Value: String(strings.Join(parts, "\n\n"))}}
-		}
+		c.Answer = combineContext(answers)
 	case PreVerify:
 		for _, a := range answers {
 			if a.Kind == Continue && PyStrip(a.Message) != "" {
@@ -84,7 +72,7 @@ func Combine(event string, kw Kwargs, answers []Answer) Combined {
 			}
 		}
 	}
-	c.Answer = append(c.Answer, stopFields(answers)...)
+	c.Answer = combineStop(event, c.Answer, answers)
 	return c
 }
 
@@ -95,10 +83,14 @@ func combineToolCall(kw Kwargs, answers []Answer) Object {
 	for i, a := range answers {
 		switch a.Kind {
 		case Block:
-			return Object{
+			out := Object{
 				{Key: "action", Value: String("block")},
 				{Key: "message", Value: String(a.Message)},
 			}
+			if a.UserMessage != "" {
+				out = append(out, Field{Key: "user_message", Value: String(a.UserMessage)})
+			}
+			return out
 		case Approve:
 			if approve == nil {
 				approve = &answers[i]
@@ -122,6 +114,9 @@ func combineToolCall(kw Kwargs, answers []Answer) Object {
 		out := Object{{Key: "action", Value: String("approve")}}
 		if approve.Message != "" {
 			out = append(out, Field{Key: "message", Value: String(approve.Message)})
+		}
+		if approve.UserMessage != "" {
+			out = append(out, Field{Key: "user_message", Value: String(approve.UserMessage)})
 		}
 		if approve.RuleKey != "" {
 			out = append(out, Field{Key: "rule_key", Value: String(approve.RuleKey)})

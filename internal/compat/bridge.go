@@ -127,13 +127,9 @@ func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 				continue
 			}
 		case "tool_response":
-			// Noora's result is a string: the response's JSON text.
-			r := gjson.ParseBytes(f.Value)
-			if r.Type == gjson.String {
-				kw = kw.With("result", f.Value)
-			} else {
-				kw = kw.With("result", protocol.String(strings.TrimSpace(r.Raw)))
-			}
+			// Noora's result is a string: JSON text in the Noora tool's
+			// shape where it has one (results.go), else the response's.
+			kw = kw.With("result", nooraResult(toolName, f.Value))
 			continue
 		case "stop_hook_active":
 			if ev.Name == "Stop" {
@@ -261,7 +257,17 @@ func Encode(in Inbound, c protocol.Combined) Outbound {
 	return out
 }
 
-func encodeClaude(in Inbound, c protocol.Combined, action, message string, out *Outbound) []byte {
+// encodeClaude answers Claude Code (Hooks reference, "JSON output",
+// "Decision control"). A stop directive is the common "continue": false with
+// "stopReason", which Claude honours on every event and before any decision.
+func encodeClaude(in Inbound, c protocol.Combined, action, message string, _ *Outbound) []byte {
+	var top protocol.Object
+	if stop, reason := combinedStop(c); stop {
+		top = append(top, protocol.Field{Key: "continue", Value: protocol.Raw(false)})
+		if reason != "" {
+			top = append(top, protocol.Field{Key: "stopReason", Value: protocol.String(reason)})
+		}
+	}
 	hso := protocol.Object{{Key: "hookEventName", Value: protocol.String(in.Name)}}
 	switch in.Name {
 	case "PreToolUse":
@@ -270,62 +276,103 @@ func encodeClaude(in Inbound, c protocol.Combined, action, message string, out *
 			hso = append(hso,
 				protocol.Field{Key: "permissionDecision", Value: protocol.String("deny")},
 				protocol.Field{Key: "permissionDecisionReason", Value: protocol.String(message)})
-		case "approve", "modify":
-			// Claude applies rewritten input together with a decision; "ask"
-			// is the one that keeps the user in charge.
+		case "approve":
+			// Claude shows an ask's reason to the person, so their text
+			// goes first.
 			reason := message
+			if u, ok := kwString(c.Answer, "user_message"); ok && u != "" {
+				reason = u
+			}
 			if reason == "" {
 				reason = approvalMessage
-				if action == "modify" {
-					reason = rewroteMessage
-				}
 			}
 			hso = append(hso,
 				protocol.Field{Key: "permissionDecision", Value: protocol.String("ask")},
 				protocol.Field{Key: "permissionDecisionReason", Value: protocol.String(reason)})
-			if args, ok := mergedArgs(c); ok {
-				tool, _ := protocol.ToolName(in.Kwargs)
-				_, input := ClaudeTool(tool, args)
-				hso = append(hso, protocol.Field{Key: "updatedInput", Value: protocol.Raw(input)})
-			}
-		default:
-			return nil
+			hso = appendUpdatedInput(in, c, hso)
+		case "modify":
+			// updatedInput without a decision: Claude applies it and asks
+			// its permission question as usual, as Noora's modify means
+			// (an "ask" would be refused outright in headless mode, -p).
+			hso = appendUpdatedInput(in, c, hso)
+		}
+	case "PostToolUse", "PostToolUseFailure":
+		if ctx, ok := kwString(c.Answer, "context"); ok {
+			hso = append(hso, protocol.Field{Key: "additionalContext", Value: protocol.String(ctx)})
 		}
 	case "UserPromptSubmit":
-		ctx, ok := kwString(c.Answer, "context")
-		if !ok {
-			return nil
+		if ctx, ok := kwString(c.Answer, "context"); ok {
+			hso = append(hso, protocol.Field{Key: "additionalContext", Value: protocol.String(ctx)})
 		}
-		hso = append(hso, protocol.Field{Key: "additionalContext", Value: protocol.String(ctx)})
 	case "Stop":
-		if action != "continue" {
-			return nil
+		if action == "continue" && top == nil {
+			return line(protocol.Object{
+				{Key: "decision", Value: protocol.String("block")},
+				{Key: "reason", Value: protocol.String(message)},
+			})
 		}
-		return line(protocol.Object{
-			{Key: "decision", Value: protocol.String("block")},
-			{Key: "reason", Value: protocol.String(message)},
-		})
-	default:
+	}
+	if len(hso) > 1 {
+		top = append(top, protocol.Field{Key: "hookSpecificOutput", Value: protocol.Raw(hso)})
+	}
+	if top == nil {
 		return nil
 	}
-	return line(protocol.Object{{Key: "hookSpecificOutput", Value: protocol.Raw(hso)}})
+	return line(top)
 }
 
+// appendUpdatedInput adds the rewritten arguments, whole and in Claude's
+// keys: Claude replaces the input with updatedInput.
+func appendUpdatedInput(in Inbound, c protocol.Combined, hso protocol.Object) protocol.Object {
+	args, ok := mergedArgs(c)
+	if !ok {
+		return hso
+	}
+	tool, _ := protocol.ToolName(in.Kwargs)
+	_, input := ClaudeTool(tool, args)
+	return append(hso, protocol.Field{Key: "updatedInput", Value: protocol.Raw(input)})
+}
+
+// combinedStop reads the stop directive of a combined answer (SPEC §8).
+func combinedStop(c protocol.Combined) (bool, string) {
+	v, ok := c.Answer.Get("stop")
+	if !ok || gjson.ParseBytes(v).Type != gjson.True {
+		return false, ""
+	}
+	reason, _ := kwString(c.Answer, "stop_reason")
+	return true, reason
+}
+
+// encodeCursor answers Cursor 1.7. Its permission answers carry two texts:
+// user_message for the person and agent_message for the model; Noora's
+// message is the model's, and a hook's user_message the person's.
 func encodeCursor(in Inbound, c protocol.Combined, action, message string, out *Outbound) []byte {
 	empty := []byte("{}\n")
-	permission := func(perm, msg string) []byte {
+	user, _ := kwString(c.Answer, "user_message")
+	permission := func(perm, agent, person string) []byte {
+		if person == "" {
+			person = agent
+		}
 		return line(protocol.Object{
 			{Key: "permission", Value: protocol.String(perm)},
-			{Key: "user_message", Value: protocol.String(msg)},
-			{Key: "agent_message", Value: protocol.String(msg)},
+			{Key: "user_message", Value: protocol.String(person)},
+			{Key: "agent_message", Value: protocol.String(agent)},
 		})
+	}
+	stop, reason := combinedStop(c)
+	if stop && in.Name != "beforeSubmitPrompt" && in.Name != "stop" {
+		what := "the call is answered as Noora answered it"
+		if action == "block" {
+			what = "the call is denied"
+		}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("a Noora hook stops the agent, which Cursor cannot do from %s; %s: %s", in.Name, what, shellhook.Excerpt(reason)))
 	}
 	switch in.Name {
 	case "beforeShellExecution", "beforeMCPExecution", "beforeReadFile":
 		readFile := in.Name == "beforeReadFile"
 		switch action {
 		case "block":
-			return permission("deny", message)
+			return permission("deny", message, user)
 		case "approve", "modify":
 			msg := message
 			if msg == "" {
@@ -340,16 +387,33 @@ func encodeCursor(in Inbound, c protocol.Combined, action, message string, out *
 			if readFile {
 				// beforeReadFile answers allow or deny only: what needs a
 				// person's look is refused.
-				return permission("deny", msg+" (Cursor cannot ask before reading a file, so the read is refused)")
+				const refused = " (Cursor cannot ask before reading a file, so the read is refused)"
+				if user != "" {
+					user += refused
+				}
+				return permission("deny", msg+refused, user)
 			}
-			return permission("ask", msg)
+			return permission("ask", msg, user)
 		}
 	case "beforeSubmitPrompt":
 		if ctx, ok := kwString(c.Answer, "context"); ok && strings.TrimSpace(ctx) != "" {
 			out.Warnings = append(out.Warnings, "Cursor cannot add context to a prompt (beforeSubmitPrompt); the pre_llm_call context was dropped: "+shellhook.Excerpt(ctx))
 		}
+		if stop {
+			// "continue": false keeps the prompt from being sent.
+			o := protocol.Object{{Key: "continue", Value: protocol.Raw(false)}}
+			if reason != "" {
+				o = append(o, protocol.Field{Key: "user_message", Value: protocol.String(reason)})
+			}
+			return line(o)
+		}
+	case "afterShellExecution", "afterMCPExecution", "afterFileEdit":
+		if ctx, ok := kwString(c.Answer, "context"); ok && strings.TrimSpace(ctx) != "" {
+			out.Warnings = append(out.Warnings, "Cursor cannot give the model context after a tool ran ("+in.Name+"); the post_tool_call context was dropped: "+shellhook.Excerpt(ctx))
+		}
 	case "stop":
-		if action == "continue" {
+		// A stop directive is what stop does anyway: no follow-up.
+		if action == "continue" && !stop {
 			return line(protocol.Object{{Key: "followup_message", Value: protocol.String(message)}})
 		}
 	}

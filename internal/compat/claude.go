@@ -128,8 +128,9 @@ func claudeToolCall(ev *Event, kw protocol.Kwargs) (string, protocol.Object) {
 	return name, input
 }
 
-// toolResponse: Claude hands hooks the tool's structured response; Noora's
-// result is a string, often JSON text, which is unwrapped when it is.
+// toolResponse: Claude hands hooks the tool's structured response, in its
+// own shape per tool (results.go); Noora's result is a string, often JSON
+// text, which is unwrapped when it is.
 func toolResponse(kw protocol.Kwargs) json.RawMessage {
 	if v, ok := kwValue(kw, "tool_response"); ok {
 		return v
@@ -138,14 +139,9 @@ func toolResponse(kw protocol.Kwargs) json.RawMessage {
 	if !ok {
 		return json.RawMessage("null")
 	}
-	if r := gjson.ParseBytes(v); r.Type == gjson.String {
-		if inner := strings.TrimSpace(r.String()); gjson.Valid(inner) {
-			if p := gjson.Parse(inner); p.IsObject() || p.IsArray() {
-				return json.RawMessage(inner)
-			}
-		}
-	}
-	return v
+	tool, _ := protocol.ToolName(kw)
+	args, _ := protocol.ToolArgs(kw)
+	return claudeResponse(tool, args, v)
 }
 
 func toolError(kw protocol.Kwargs) string {
@@ -166,17 +162,11 @@ func readClaude(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 		r.Failed = true // Claude reads no JSON from a failed hook
 		return r
 	}
-	stdout := strings.TrimSpace(string(out.Stdout))
-	if stdout == "" {
+	stdout, v, done, err := claudeStdout(&r, out)
+	if done {
 		return r
 	}
-	if out.StdoutTruncated {
-		r.Unusable = true
-		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", runner.StdoutLimit>>20))
-		return r
-	}
-	v, ok, err := protocol.Parse([]byte(stdout))
-	if err != nil || !ok || !v.IsObject() {
+	if err != nil || !v.IsObject() {
 		if ev.Name == "UserPromptSubmit" || ev.Name == "SessionStart" {
 			// "stdout is added as context that Claude can see" (Exit code output).
 			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stdout}
@@ -196,6 +186,24 @@ func readClaude(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 	return sessionContext(ev, r)
 }
 
+// claudeStdout reads a Claude-style hook's stdout (Claude Code and Codex CLI
+// read it alike): trimmed, and parsed as one JSON value. done is true when
+// there is nothing more to read: empty stdout, or stdout cut at the bound (r
+// says so).
+func claudeStdout(r *shellhook.Reading, out runner.Outcome) (stdout string, v gjson.Result, done bool, err error) {
+	stdout = strings.TrimSpace(string(out.Stdout))
+	if stdout == "" {
+		return "", v, true, nil
+	}
+	if out.StdoutTruncated {
+		r.Unusable = true
+		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", runner.StdoutLimit>>20))
+		return stdout, v, true, nil
+	}
+	v, _, err = protocol.Parse([]byte(stdout))
+	return stdout, v, false, err
+}
+
 // sessionContext: Claude adds a SessionStart hook's context to the session;
 // on_session_start only observes, so say that it goes nowhere.
 func sessionContext(ev *Event, r shellhook.Reading) shellhook.Reading {
@@ -211,17 +219,22 @@ func sessionContext(ev *Event, r shellhook.Reading) shellhook.Reading {
 // behavior per event).
 func readClaudeExit2(ev *Event, out runner.Outcome) shellhook.Reading {
 	var r shellhook.Reading
-	stderr := shellhook.Excerpt(strings.TrimSpace(string(out.Stderr)))
+	stderr := DialectMessage(out)
 	switch ev.Name {
 	case "PreToolUse":
-		r.Answer = protocol.Answer{Kind: protocol.Block, Message: shellhook.StderrMessage(out)}
+		r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(stderr)}
+	case "PostToolUse", "PostToolUseFailure":
+		// "stderr is shown to Claude" after the call: context.
+		if stderr != "" {
+			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stderr}
+		}
 	case "Stop":
 		if stderr == "" {
 			r.Warnings = append(r.Warnings, "exit 2 keeps Claude going, but pre_verify needs a message and stderr is empty; ignored")
 		} else {
 			r.Answer = protocol.Answer{Kind: protocol.Continue, Message: stderr}
 		}
-	case "UserPromptSubmit", "PermissionRequest", "SubagentStop", "PostToolUse", "PostToolUseFailure":
+	case "UserPromptSubmit", "PermissionRequest", "SubagentStop":
 		r.Warnings = append(r.Warnings, noCounterpart(ev, exit2Meaning[ev.Name], stderr))
 	default:
 		r.Failed = true // "Shows stderr to user only"
@@ -230,11 +243,9 @@ func readClaudeExit2(ev *Event, out runner.Outcome) shellhook.Reading {
 }
 
 var exit2Meaning = map[string]string{
-	"UserPromptSubmit":   "exit 2 rejects the prompt",
-	"PermissionRequest":  "exit 2 denies the permission",
-	"SubagentStop":       "exit 2 keeps the subagent going",
-	"PostToolUse":        "exit 2 feeds stderr back to the model",
-	"PostToolUseFailure": "exit 2 feeds stderr back to the model",
+	"UserPromptSubmit":  "exit 2 rejects the prompt",
+	"PermissionRequest": "exit 2 denies the permission",
+	"SubagentStop":      "exit 2 keeps the subagent going",
 }
 
 // noCounterpart is the warning for an answer Noora cannot act on.
@@ -257,17 +268,15 @@ func readClaudeJSON(ev *Event, call dispatch.Call, v gjson.Result) shellhook.Rea
 	reason := get(v, "reason")
 
 	// "continue: false" stops Claude whatever the event, and takes
-	// precedence over the event's own decision fields.
+	// precedence over the event's own decision fields: it is Noora's stop
+	// directive (SPEC §4). The tool call it came before does not run.
 	if c := get(v, "continue"); c.Type == gjson.False {
 		why := firstNonBlank(get(v, "stopReason"), reason)
-		switch ev.Name {
-		case "PreToolUse":
-			r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(why)}
-		case "Stop", "SubagentStop":
-			// Stopping is what happens anyway.
-		default:
-			r.Warnings = append(r.Warnings, noCounterpart(ev, "continue: false stops the agent", why))
+		if ev.Name == "PreToolUse" {
+			msg := firstNonBlank(hso.Get("permissionDecisionReason"), reason, get(v, "stopReason"))
+			r.Answer = protocol.Answer{Kind: protocol.Block, Message: orDefault(msg)}
 		}
+		r.Answer.Stop, r.Answer.StopReason = true, why
 		return r
 	}
 
@@ -296,9 +305,24 @@ func readClaudeJSON(ev *Event, call dispatch.Call, v gjson.Result) shellhook.Rea
 				r.Warnings = append(r.Warnings, "decision: block without a reason cannot keep the agent going (pre_verify needs a message); ignored")
 			}
 		}
-	case "PostToolUse", "PostToolUseFailure", "SubagentStop":
+	case "PostToolUse", "PostToolUseFailure":
+		// What Claude shows the model after the call: the reason of a
+		// block and additionalContext, in the combined answer's "context".
+		var parts []string
 		if decision == "block" {
-			r.Warnings = append(r.Warnings, noCounterpart(ev, "decision: block feeds the reason back to the model", reason.String()))
+			if msg := firstNonBlank(reason); msg != "" {
+				parts = append(parts, msg)
+			}
+		}
+		if ctx := firstNonBlank(get(hso, "additionalContext")); ctx != "" {
+			parts = append(parts, ctx)
+		}
+		if len(parts) > 0 {
+			r.Answer = protocol.Answer{Kind: protocol.Context, Text: strings.Join(parts, "\n\n")}
+		}
+	case "SubagentStop":
+		if decision == "block" {
+			r.Warnings = append(r.Warnings, noCounterpart(ev, "decision: block keeps the subagent going", reason.String()))
 		}
 	}
 	return r

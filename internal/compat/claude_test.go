@@ -44,9 +44,15 @@ func TestClaudePayload(t *testing.T) {
 		{"what Claude sent comes back (transcript, permission mode)", "pre_tool_call", "",
 			`{"tool_name":"write_file","args":{"path":"a.txt","content":"x"},"session_id":"s1","transcript_path":"/t.jsonl","permission_mode":"plan"}`,
 			`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/home/u/proj","permission_mode":"plan","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}`},
-		{"a successful call's JSON result is the tool_response", "post_tool_call", "",
-			`{"tool_name":"read_file","args":{"path":"a"},"result":"{\"content\":\"hi\"}","status":"success","session_id":"s1"}`,
-			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a"},"tool_response":{"content":"hi"}}`},
+		{"a read's result is Read's tool_response", "post_tool_call", "",
+			`{"tool_name":"read_file","args":{"path":"a"},"result":"{\"content\":\"hi\\nthere\\n\",\"total_lines\":9}","status":"success","session_id":"s1"}`,
+			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a"},"tool_response":{"type":"text","file":{"filePath":"a","content":"hi\nthere\n","numLines":2,"startLine":1,"totalLines":9}}}`},
+		{"a terminal result is Bash's tool_response: scripts read .tool_response.stdout", "post_tool_call", "",
+			`{"tool_name":"terminal","args":{"command":"make"},"result":"{\"output\": \"ok\\n\", \"exit_code\": 0, \"error\": null}","status":"success","session_id":"s1"}`,
+			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_response":{"stdout":"ok\n","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}}`},
+		{"another tool's JSON result is its tool_response as it is", "post_tool_call", "",
+			`{"tool_name":"web_search","args":{"query":"go"},"result":"{\"results\":[]}","status":"success","session_id":"s1"}`,
+			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"WebSearch","tool_input":{"query":"go"},"tool_response":{"results":[]}}`},
 		{"a failed call is PostToolUseFailure with its error", "post_tool_call", "",
 			`{"tool_name":"terminal","args":{"command":"false"},"result":"exit 1","status":"error","error_message":"command failed","session_id":"s1"}`,
 			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"false"},"error":"command failed"}`},
@@ -133,7 +139,10 @@ func TestClaudeRead(t *testing.T) {
 		failed   bool
 		unusable bool
 		warns    int
+		stop     bool
+		reason   string
 	}
+	longReason := "Commits on main are not allowed. " + strings.Repeat("Create a branch with git switch -c, commit there, and open a pull request. ", 9) + "END"
 	tests := []struct {
 		name, event, kwargs string
 		code                int
@@ -161,8 +170,15 @@ func TestClaudeRead(t *testing.T) {
 			want{kind: protocol.Modify, args: `{"path":"b"}`}},
 		{"the older decision block still blocks", "pre_tool_call", `{}`, 0, `{"decision":"block","reason":"old style"}`, "",
 			want{kind: protocol.Block, message: "old style"}},
-		{"continue false stops the tool call", "pre_tool_call", `{}`, 0, `{"continue":false,"stopReason":"build is red"}`, "",
-			want{kind: protocol.Block, message: "build is red"}},
+		{"continue false blocks the tool call and stops the agent", "pre_tool_call", `{}`, 0, `{"continue":false,"stopReason":"build is red"}`, "",
+			want{kind: protocol.Block, message: "build is red", stop: true, reason: "build is red"}},
+		{"continue false with a deny blocks with the deny's reason", "pre_tool_call", `{}`, 0,
+			`{"continue":false,"stopReason":"Ask a human","hookSpecificOutput":{"permissionDecision":"deny","permissionDecisionReason":"secrets in the diff"}}`, "",
+			want{kind: protocol.Block, message: "secrets in the diff", stop: true, reason: "Ask a human"}},
+		{"continue false on a prompt stops the agent", "pre_llm_call", `{}`, 0, `{"continue":false,"stopReason":"frozen"}`, "",
+			want{kind: protocol.None, stop: true, reason: "frozen"}},
+		{"exit 2 on PreToolUse keeps the whole stderr, as Claude does", "pre_tool_call", `{}`, 2, "", longReason + "\n",
+			want{kind: protocol.Block, message: longReason}},
 		{"additionalContext before a tool has no counterpart", "pre_tool_call", `{}`, 0,
 			`{"hookSpecificOutput":{"additionalContext":"note"}}`, "", want{kind: protocol.None, warns: 1}},
 		{"plain text on PreToolUse is a log, not an answer", "pre_tool_call", `{}`, 0, "checked 3 files\n", "",
@@ -186,15 +202,20 @@ func TestClaudeRead(t *testing.T) {
 			want{kind: protocol.Continue, message: "tests fail"}},
 		{"a Stop block without a reason is a warning", "pre_verify", `{}`, 0, `{"decision":"block"}`, "",
 			want{kind: protocol.None, warns: 1}},
-		{"continue false on Stop is what happens anyway", "pre_verify", `{}`, 0, `{"continue":false,"stopReason":"done"}`, "",
-			want{kind: protocol.None}},
+		{"continue false on Stop is a stop", "pre_verify", `{}`, 0, `{"continue":false,"stopReason":"done"}`, "",
+			want{kind: protocol.None, stop: true, reason: "done"}},
 		{"plain text on SessionStart is context, which goes nowhere in Noora", "on_session_start", `{}`, 0, "Project notes", "",
 			want{kind: protocol.Context, text: "Project notes", warns: 1}},
 		{"a PermissionRequest decision has no counterpart", "pre_approval_request", `{"command":"ls"}`, 0,
 			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no"}}}`, "",
 			want{kind: protocol.None, warns: 1}},
-		{"a PostToolUse block has no counterpart", "post_tool_call", `{"status":"success"}`, 0, `{"decision":"block","reason":"lint failed"}`, "",
-			want{kind: protocol.None, warns: 1}},
+		{"a PostToolUse block's reason is context for the model", "post_tool_call", `{"status":"success"}`, 0, `{"decision":"block","reason":"lint failed"}`, "",
+			want{kind: protocol.Context, text: "lint failed"}},
+		{"PostToolUse additionalContext is context for the model", "post_tool_call", `{"status":"success"}`, 0,
+			`{"hookSpecificOutput":{"hookEventName":"PostToolUse","additionalContext":"formatted 2 files"}}`, "",
+			want{kind: protocol.Context, text: "formatted 2 files"}},
+		{"exit 2 after a tool call gives the model stderr", "post_tool_call", `{"status":"success"}`, 2, "", "3 type errors\n",
+			want{kind: protocol.Context, text: "3 type errors"}},
 		{"exit 2 on SessionEnd shows stderr as a failure", "on_session_end", `{}`, 2, "", "x",
 			want{kind: protocol.None, failed: true}},
 	}
@@ -207,6 +228,9 @@ func TestClaudeRead(t *testing.T) {
 			if a.Kind != tt.want.kind || a.Message != tt.want.message || a.Text != tt.want.text || jsonOf(a.Args) != tt.want.args {
 				t.Errorf("answer = %v %q %q %s, want %v %q %q %s", a.Kind, a.Message, a.Text, jsonOf(a.Args),
 					tt.want.kind, tt.want.message, tt.want.text, tt.want.args)
+			}
+			if a.Stop != tt.want.stop || a.StopReason != tt.want.reason {
+				t.Errorf("stop %v %q, want %v %q", a.Stop, a.StopReason, tt.want.stop, tt.want.reason)
 			}
 			if r.Failed != tt.want.failed || r.Unusable != tt.want.unusable || len(r.Warnings) != tt.want.warns {
 				t.Errorf("failed %v unusable %v warnings %q; want %v %v %d", r.Failed, r.Unusable, r.Warnings, tt.want.failed, tt.want.unusable, tt.want.warns)

@@ -139,17 +139,11 @@ func readCodex(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Read
 		r.Failed = true
 		return r
 	}
-	stdout := strings.TrimSpace(string(out.Stdout))
-	if stdout == "" {
+	stdout, v, done, err := claudeStdout(&r, out)
+	if done {
 		return r
 	}
-	if out.StdoutTruncated {
-		r.Unusable = true
-		r.Warnings = append(r.Warnings, fmt.Sprintf("stdout is over %d MiB and was cut; ignoring it", runner.StdoutLimit>>20))
-		return r
-	}
-	v, ok, err := protocol.Parse([]byte(stdout))
-	if err != nil || !ok || !v.IsObject() {
+	if err != nil || !v.IsObject() {
 		if ev.Name == "UserPromptSubmit" || ev.Name == "SessionStart" {
 			r.Answer = protocol.Answer{Kind: protocol.Context, Text: stdout}
 			return sessionContext(ev, r)

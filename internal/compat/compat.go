@@ -134,8 +134,17 @@ func (d dialect) Env(_ config.ShellHook, call dispatch.Call) []string {
 	return []string{d.projectVar + "=" + projectDir(call.Env, d.projectVar, call.Cwd)}
 }
 
-// Read implements shellhook.Dialect by the tool's rules.
+// Read implements shellhook.Dialect by the tool's rules. A hook whose script
+// is not there could not start: it failed, whatever its exit status says
+// (python3 exits 2, which would read as a block).
 func (d dialect) Read(h config.ShellHook, call dispatch.Call, out runner.Outcome) shellhook.Reading {
+	if out.Code != 0 {
+		env := runner.Environ(shellhook.Env(call), d.Env(h, call)...)
+		if script, missing := missingScript(h.Command, call.Cwd, env); missing {
+			return shellhook.Reading{Failed: true, Unusable: true, Reason: "program not found: " + script, Warnings: []string{
+				"cannot start: the script " + script + " does not exist; a hook that cannot start is a failed hook, not a block"}}
+		}
+	}
 	ev, _ := eventFor(d.tool, h, call)
 	if ev == nil {
 		return shellhook.ReadNoora(call.Event.Name, out)

@@ -155,6 +155,12 @@ func absPath(cwd, p string) string {
 // at stop, continue: false before a prompt.
 func readCursor(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Reading {
 	r := shellhook.ReadNoora(call.Event.Name, out)
+	if out.Code == 2 && r.Answer.Kind == protocol.Block && r.Answer.Message == shellhook.StderrMessage(out) {
+		// Blocked by the exit status: the whole stderr, as for Claude.
+		if msg := DialectMessage(out); msg != "" {
+			r.Answer.Message = msg
+		}
+	}
 	if out.StdoutTruncated {
 		return r
 	}
@@ -176,9 +182,10 @@ func readCursor(ev *Event, call dispatch.Call, out runner.Outcome) shellhook.Rea
 			r.Answer = protocol.Answer{Kind: protocol.Continue, Message: msg}
 		}
 	case "beforeSubmitPrompt":
-		if get("continue").Type == gjson.False {
-			msg := firstNonBlank(get("user_message", "userMessage"))
-			r.Warnings = append(r.Warnings, noCounterpart(ev, "continue: false blocks the prompt", msg))
+		// "continue": false keeps the prompt from being sent: Noora's stop,
+		// with the text Cursor shows the person.
+		if get("continue").Type == gjson.False && r.Answer.StopReason == "" {
+			r.Answer.StopReason = firstNonBlank(get("user_message", "userMessage"))
 		}
 	}
 	return r

@@ -93,18 +93,21 @@ func TestCursorRead(t *testing.T) {
 		kind                protocol.Kind
 		message             string
 		warns               int
+		user                string
+		stop                bool
 	}{
-		{"deny blocks with the agent message", "pre_tool_call", `{"tool_name":"terminal"}`, 0,
-			`{"permission":"deny","user_message":"Blocked git push","agent_message":"Do not push"}`, "", protocol.Block, "Do not push", 0},
+		{"deny blocks with the agent message and keeps the user's apart", "pre_tool_call", `{"tool_name":"terminal"}`, 0,
+			`{"permission":"deny","user_message":"Blocked git push","agent_message":"Do not push"}`, "", protocol.Block, "Do not push", 0, "Blocked git push", false},
 		{"camelCase messages are read too", "pre_tool_call", `{"tool_name":"terminal"}`, 0,
-			`{"permission":"deny","userMessage":"Blocked"}`, "", protocol.Block, "Blocked", 0},
+			`{"permission":"deny","userMessage":"Blocked"}`, "", protocol.Block, "Blocked", 0, "", false},
 		{"ask asks Noora's approval", "pre_tool_call", `{"tool_name":"terminal"}`, 0,
-			`{"permission":"ask","user_message":"Really push?"}`, "", protocol.Approve, "Really push?", 0},
-		{"allow is no answer", "pre_tool_call", `{"tool_name":"terminal"}`, 0, `{"permission":"allow"}`, "", protocol.None, "", 0},
-		{"exit 2 blocks with stderr", "pre_tool_call", `{"tool_name":"read_file"}`, 2, "", "secrets file", protocol.Block, "secrets file", 0},
-		{"a follow-up message keeps the agent going", "pre_verify", `{}`, 0, `{"followup_message":"Now run the tests."}`, "", protocol.Continue, "Now run the tests.", 0},
-		{"an empty follow-up lets the turn end", "pre_verify", `{}`, 0, `{"followup_message":""}`, "", protocol.None, "", 0},
-		{"blocking a prompt has no counterpart", "pre_llm_call", `{}`, 0, `{"continue":false,"user_message":"contains a key"}`, "", protocol.None, "", 1},
+			`{"permission":"ask","user_message":"Really push?"}`, "", protocol.Approve, "Really push?", 0, "", false},
+		{"allow is no answer", "pre_tool_call", `{"tool_name":"terminal"}`, 0, `{"permission":"allow"}`, "", protocol.None, "", 0, "", false},
+		{"exit 2 blocks with stderr", "pre_tool_call", `{"tool_name":"read_file"}`, 2, "", "secrets file", protocol.Block, "secrets file", 0, "", false},
+		{"a follow-up message keeps the agent going", "pre_verify", `{}`, 0, `{"followup_message":"Now run the tests."}`, "", protocol.Continue, "Now run the tests.", 0, "", false},
+		{"an empty follow-up lets the turn end", "pre_verify", `{}`, 0, `{"followup_message":""}`, "", protocol.None, "", 0, "", false},
+		{"blocking a prompt stops the agent, with the user's message", "pre_llm_call", `{}`, 0, `{"continue":false,"user_message":"contains a key"}`, "", protocol.None, "", 0, "", true},
+		{"exit 2 blocks with the whole stderr", "pre_tool_call", `{"tool_name":"terminal"}`, 2, "", strings.Repeat("x", 700), protocol.Block, strings.Repeat("x", 700), 0, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +115,9 @@ func TestCursorRead(t *testing.T) {
 			r := cursorDialect.Read(cursorHook(tt.event, "", ""), testCall(t, tt.event, tt.kwargs), out)
 			if r.Answer.Kind != tt.kind || r.Answer.Message != tt.message || len(r.Warnings) != tt.warns {
 				t.Errorf("answer %v %q warnings %q, want %v %q %d", r.Answer.Kind, r.Answer.Message, r.Warnings, tt.kind, tt.message, tt.warns)
+			}
+			if r.Answer.UserMessage != tt.user || r.Answer.Stop != tt.stop {
+				t.Errorf("user message %q stop %v, want %q %v", r.Answer.UserMessage, r.Answer.Stop, tt.user, tt.stop)
 			}
 		})
 	}

@@ -40,7 +40,8 @@ const (
 )
 
 // claudeEvents: Claude Code's hook events (Hooks reference, February 2026),
-// in the order the reference lists them.
+// in the order the reference lists them, then those Claude Code 2.1.332
+// added (the event list in its binary).
 var claudeEvents = []Event{
 	{Name: "SessionStart", Noora: "on_session_start", Matcher: "source", Default: true},
 	{Name: "UserPromptSubmit", Noora: protocol.PreLLMCall, Default: true},
@@ -66,6 +67,17 @@ var claudeEvents = []Event{
 	{Name: "Elicitation", Missing: "Noora has no MCP elicitation events"},
 	{Name: "ElicitationResult", Missing: "Noora has no MCP elicitation events"},
 	{Name: "PermissionDenied", Missing: "Noora has no event for a denied permission (post_approval_response observes every decision)"},
+	// Added by Claude Code 2.1.332 (its own list of hook events).
+	{Name: "PostToolBatch", Missing: "Noora has no event after a batch of parallel tool calls (post_tool_call fires for each)"},
+	{Name: "UserPromptExpansion", Missing: "Noora has no event for the expansion of a slash command"},
+	{Name: "PreModelSwitch", Missing: "Noora has no event for a model switch"},
+	{Name: "PostModelSwitch", Missing: "Noora has no event for a model switch"},
+	{Name: "Setup", Missing: "Noora has no repository setup or maintenance event"},
+	{Name: "CwdChanged", Missing: "Noora has no event for a change of working directory"},
+	{Name: "FileChanged", Missing: "Noora has no file watcher events"},
+	{Name: "DirectoryAdded", Missing: "Noora has no event for an added working directory"},
+	{Name: "MessageDisplay", Missing: "Noora has no event for displaying a message"},
+	{Name: "PreSkillShellCommand", Missing: "Noora has no event before a skill's shell command (pre_tool_call covers the agent's own terminal calls)"},
 }
 
 // cursorEvents: Cursor's agent and Tab hook events (hooks.json version 1,

@@ -26,6 +26,8 @@ func FuzzImport(f *testing.F) {
 	f.Add(true, []byte(`{"version":1,"hooks":{"beforeShellExecution":[{"command":"./hooks/a.sh","failClosed":true,"timeout":3}],"stop":[{"command":"./hooks/b.sh","loop_limit":2}]}}`))
 	f.Add(true, []byte(`{"version":2,"hooks":{"afterFileEdit":[{"command":"cd .. && ./fmt.sh"}],"afterTabFileEdit":[{"command":"x"}],"preToolUse":[{"command":"y","matcher":"Shell"}]}}`))
 	f.Add(true, []byte(`{"hooks":[]}`))
+	f.Add(false, []byte(`{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"http","url":"https://p.example/x","headers":{"Authorization":"Bearer $TOKEN ${OTHER}","X-Bad Name":"v","X-Multi":"a\nb"},"allowedEnvVars":["TOKEN","1x"],"timeout":5}]}]}}`))
+	f.Add(false, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"http://:80"},{"type":"http","url":"http://10.0.0.1/x","async":true}]}]}}`))
 	f.Add(false, []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"command":"a'b\"c\\d # e"}]}]}}`))
 	f.Fuzz(func(t *testing.T, cursor bool, data []byte) {
 		dialect := Claude
@@ -47,7 +49,14 @@ func FuzzImport(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the imported config does not parse: %v\n%s", err, doc)
 		}
-		if len(cfg.Warnings) > 0 || len(cfg.ShellHooks) != len(im.Entries) {
+		warnings := cfg.Warnings[:0:0]
+		for _, w := range cfg.Warnings {
+			// Plain http off this machine warns at every load, by design (SPEC §2).
+			if !strings.Contains(w.Msg, "is plain http") {
+				warnings = append(warnings, w)
+			}
+		}
+		if len(warnings) > 0 || len(cfg.ShellHooks) != len(im.Entries) {
 			t.Fatalf("the imported config reads back as %d hooks with warnings %v, want %d and none\n%s",
 				len(cfg.ShellHooks), cfg.Warnings, len(im.Entries), doc)
 		}
@@ -129,6 +138,21 @@ func FuzzDecode(f *testing.F) {
 			if s := bytes.TrimSpace(out.Stdout); len(s) > 0 && !gjson.ValidBytes(s) {
 				t.Fatalf("answer %q is not JSON", s)
 			}
+		}
+	})
+}
+
+// FuzzMissingScript: any command line, however it is quoted, is judged
+// without panicking; a script reported missing is one that does not exist.
+func FuzzMissingScript(f *testing.F) {
+	for _, s := range []string{"python3 gone.py", `sh -c 'python3 "$ROOT"/x.py && y'`, "env A=1 B= uv run --script h/x.py", "node -e 1", "bash -c", "python3 'x", "env", "sh -c '$(", "deno run x.ts"} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, command string) {
+		script, missing := missingScript(command, dir, []string{"ROOT=" + dir})
+		if missing && script == "" {
+			t.Fatalf("missingScript(%q) reports a missing script without naming it", command)
 		}
 	})
 }

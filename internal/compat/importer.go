@@ -29,6 +29,10 @@ type Imported struct {
 // file"). The error is for a file that is not a JSON object; everything
 // else is a warning, and never silently dropped.
 func Import(dialect, file string, data []byte) (Imported, error) {
+	return importWith(dialect, file, data, nil)
+}
+
+func importWith(dialect, file string, data []byte, plugin *ClaudePlugin) (Imported, error) {
 	var pre []string
 	if dialect == Codex && strings.EqualFold(filepath.Ext(file), ".toml") {
 		var err error
@@ -43,9 +47,12 @@ func Import(dialect, file string, data []byte) (Imported, error) {
 	if !root.IsObject() {
 		return Imported{}, &config.SyntaxError{File: file, Line: 1, Col: 1, Msg: "expected a JSON object with \"hooks\""}
 	}
-	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}}
+	im := &importer{dialect: dialect, file: file, seen: map[string]bool{}, plugin: plugin}
 	for _, w := range pre {
 		im.warnf("", "%s", w)
+	}
+	if plugin != nil && plugin.Data != "" && !fileExists(plugin.Data) {
+		im.warnf("", "CLAUDE_PLUGIN_DATA of plugin %s is %s, which does not exist: Claude Code creates it when the plugin first runs, noora-hooks does not (mkdir -p it if the hooks keep data there)", plugin.Name, plugin.Data)
 	}
 	switch dialect {
 	case Claude, Codex:
@@ -93,6 +100,7 @@ type importer struct {
 	warnings        []string
 	seen            map[string]bool
 	defaultTimeouts int
+	plugin          *ClaudePlugin // set when importing a Claude Code plugin's hooks
 }
 
 func (im *importer) warnf(where, format string, args ...any) {
@@ -138,6 +146,10 @@ func (im *importer) claude(root gjson.Result) {
 			}
 			for hi, h := range handlers.Array() {
 				hwhere := fmt.Sprintf("%s.hooks[%d]", gwhere, hi)
+				if im.dialect == Claude && h.IsObject() && member(h, "type").String() == "http" {
+					im.claudeHTTPEntry(hwhere, gwhere, name, ev, known, matcher, mok, h)
+					continue
+				}
 				command, ok := im.handler(hwhere, h, "type", "command", "timeout", "args", "async", "statusMessage", "once")
 				if !ok {
 					continue
@@ -146,36 +158,28 @@ func (im *importer) claude(root gjson.Result) {
 					im.unmapped(hwhere, name, ev, command)
 					continue
 				}
+				command = im.substitutePlugin(command)
 				if args := member(h, "args"); args.Exists() {
 					argv, ok := stringList(args)
 					if !ok {
 						im.warnf(hwhere, "args must be a list of strings; the hook %q is skipped", command)
 						continue
 					}
+					for i := range argv {
+						argv[i] = im.substitutePlugin(argv[i])
+					}
 					// command + args: a program and its arguments, no shell.
 					command = joinArgv(append([]string{command}, argv...))
 				}
-				if member(h, "async").Type == gjson.True {
-					im.warnf(hwhere, "async: true runs %q in the background in Claude Code; noora-hooks waits for it (set a short timeout if it is slow)", command)
+				if im.dialect == Claude {
+					im.checkResolved(hwhere, command)
 				}
-				for _, key := range []string{"statusMessage", "once"} {
-					if member(h, key).Exists() {
-						im.warnf(hwhere, "%s has no noora-hooks counterpart; not carried over", key)
-					}
-				}
-				e := config.Entry{Event: ev.Noora, Dialect: im.dialect}
-				if mok && matcher != "" {
-					if ev.Matcher == "" {
-						im.warnf(gwhere, "%s ignores matchers on %s; the matcher %q is dropped", ToolTitle(im.dialect), name, matcher)
-					} else {
-						e.Matcher = matcher
-					}
-				}
-				e.Timeout = im.timeout(hwhere, member(h, "timeout"))
-				if e.Timeout == 0 {
-					im.defaultTimeouts++
-				}
+				im.handlerKeys(hwhere, h, command)
+				e := im.claudeEntry(hwhere, gwhere, name, ev, matcher, mok, h)
 				im.add(hwhere, ev, e, command, "")
+				if name == "Notification" {
+					im.warnf(hwhere, "Noora fires Notification hooks only for approval requests (notification_type permission_prompt, on pre_approval_request), never for idle notifications (idle_prompt) or others")
+				}
 			}
 		}
 		return true
@@ -244,6 +248,63 @@ func (im *importer) cursor(root gjson.Result) {
 	})
 }
 
+// handlerKeys warns about the keys of a Claude hook handler that do not
+// carry over.
+func (im *importer) handlerKeys(where string, h gjson.Result, what string) {
+	if member(h, "async").Type == gjson.True {
+		im.warnf(where, "async: true runs %q in the background in Claude Code; noora-hooks waits for it (set a short timeout if it is slow)", what)
+	}
+	for _, key := range []string{"statusMessage", "once"} {
+		if member(h, key).Exists() {
+			im.warnf(where, "%s has no noora-hooks counterpart; not carried over", key)
+		}
+	}
+}
+
+// claudeEntry is the entry of a Claude hook handler: its event, matcher and
+// timeout.
+func (im *importer) claudeEntry(where, gwhere, name string, ev *Event, matcher string, mok bool, h gjson.Result) config.Entry {
+	e := config.Entry{Event: ev.Noora, Dialect: im.dialect}
+	if mok && matcher != "" {
+		if ev.Matcher == "" {
+			im.warnf(gwhere, "%s ignores matchers on %s; the matcher %q is dropped", ToolTitle(im.dialect), name, matcher)
+		} else {
+			e.Matcher = matcher
+		}
+	}
+	e.Timeout = im.timeout(where, member(h, "timeout"))
+	if e.Timeout == 0 {
+		im.defaultTimeouts++
+	}
+	return e
+}
+
+// claudeHTTPEntry imports a hook of type "http" as a URL hook.
+func (im *importer) claudeHTTPEntry(where, gwhere, name string, ev *Event, known bool, matcher string, mok bool, h gjson.Result) {
+	e := config.Entry{}
+	if !im.claudeHTTP(where, h, &e) {
+		return
+	}
+	if !known || ev.Noora == "" {
+		im.unmapped(where, name, ev, e.URL)
+		return
+	}
+	im.handlerKeys(where, h, e.URL)
+	entry := im.claudeEntry(where, gwhere, name, ev, matcher, mok, h)
+	entry.URL, entry.Command, entry.Headers, entry.AllowedEnvVars = e.URL, e.URL, e.Headers, e.AllowedEnvVars
+	entry.Comment = httpNote(entry)
+	if !soleEvent(ev) {
+		entry.DialectEvent = ev.Name
+	}
+	key := strings.Join([]string{entry.Event, entry.Matcher, entry.Command, entry.DialectEvent}, "\x00")
+	if im.seen[key] {
+		im.warnf(where, "the same hook (%s, matcher %q, %q) is already imported; it runs once", ev.Name, entry.Matcher, e.URL)
+		return
+	}
+	im.seen[key] = true
+	im.entries = append(im.entries, entry)
+}
+
 func (im *importer) hooksObject(root gjson.Result) (gjson.Result, bool) {
 	hooks := member(root, "hooks")
 	switch {
@@ -268,7 +329,12 @@ func (im *importer) handler(where string, h gjson.Result, known ...string) (stri
 		if typ.Type == gjson.String {
 			what = fmt.Sprintf("%q", typ.String())
 		}
-		im.warnf(where, "a hook of type %s cannot be carried over: noora-hooks runs commands only; skipped", what)
+		switch t := typ.String(); {
+		case im.dialect == Claude && (t == "prompt" || t == "agent"):
+			im.warnf(where, "a hook of type %s is evaluated by a model in Claude Code; noora-hooks runs no model, so it cannot be carried over; skipped", what)
+		default:
+			im.warnf(where, "a hook of type %s cannot be carried over: noora-hooks runs commands only; skipped", what)
+		}
 		return "", false
 	}
 	command := member(h, "command")
@@ -349,6 +415,18 @@ func (im *importer) add(where string, ev *Event, e config.Entry, command, base s
 	cmd, comment, warns := runnableCommand(shell, command, base)
 	for _, w := range warns {
 		im.warnf(where, "%s", w)
+	}
+	if im.plugin != nil {
+		// Claude Code sets both for every hook of a plugin; its scripts
+		// read them.
+		env := joinArgv([]string{"env", "CLAUDE_PLUGIN_ROOT=" + im.plugin.Root, "CLAUDE_PLUGIN_DATA=" + im.plugin.Data})
+		cmd = env + " " + cmd
+		note := "from the Claude Code plugin " + im.plugin.Name + ": CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA set as Claude Code sets them"
+		if comment != "" {
+			comment += "\n" + note
+		} else {
+			comment = note
+		}
 	}
 	e.Command = cmd
 	if comment != "" && e.Comment != "" {

@@ -126,7 +126,7 @@ func TestImportClaude(t *testing.T) {
 		"hooks.PreToolUse[0].hooks[1]: the same hook",
 		"hooks.UserPromptSubmit[0]: Claude Code ignores matchers on UserPromptSubmit",
 		`hooks.PreCompact[0].hooks[0]: PreCompact hook "save.sh" cannot be carried over: Noora has no event before context compaction`,
-		`hooks.Stop[0].hooks[0]: a hook of type "agent" cannot be carried over`,
+		`hooks.Stop[0].hooks[0]: a hook of type "agent" is evaluated by a model in Claude Code`,
 		"hooks.Bogus: expected a list of matcher groups",
 	} {
 		if !containsWarning(im.Warnings, "settings.json: "+w) {

@@ -79,6 +79,11 @@ type ShellHook struct {
 	// Stream: one long-lived process per session reads every stream event
 	// as one line of JSON (config/stream.go).
 	Stream bool
+	// URL, when set, makes this a URL hook (config/urlhook.go): Command
+	// holds the same URL, for consent and messages.
+	URL            string
+	Headers        []Header
+	AllowedEnvVars []string
 	// File and Line are where the entry starts; Index its position in the
 	// event's list, from 1.
 	File  string
@@ -308,6 +313,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, File: c.Path, Line: n.Line, Index: index}
 	var command, failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
+	var urlNode, headers, allowedEnv *yaml.Node
 	for _, p := range c.pairs(where+": ", n) {
 		k, v := p.key, p.value
 		switch k.Value {
@@ -327,6 +333,12 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			dialectEvent = v
 		case "stream":
 			stream = v
+		case "url":
+			urlNode = v
+		case "headers":
+			headers = v
+		case "allowed_env_vars":
+			allowedEnv = v
 		}
 	}
 	// The agent takes a command only when PyYAML made a string of it
@@ -339,6 +351,15 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 		case KindNull:
 		default:
 			c.warn(command, "%s: command must be a string, got %s; skipped (quote it)", where, cmd.Describe())
+			return ShellHook{}, false
+		}
+	}
+	if urlNode != nil {
+		if h.Command != "" {
+			c.warn(n, "%s: has both command and url; a hook is one or the other; skipped", where)
+			return ShellHook{}, false
+		}
+		if !c.parseURLHook(where, &h, urlNode, headers, allowedEnv) {
 			return ShellHook{}, false
 		}
 	}
@@ -375,6 +396,10 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	if stream != nil {
 		h.Stream = c.parseStreamEntry(where, event, h.Dialect, stream)
+		if h.Stream && h.URL != "" {
+			c.warn(stream, "%s: stream does not apply to a URL hook; ignored (each event is one request)", where)
+			h.Stream = false
+		}
 	}
 	if matcher != nil {
 		// Only a string is a matcher to the agent: `matcher: 5` or `true`

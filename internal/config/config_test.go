@@ -160,6 +160,7 @@ func FuzzParse(f *testing.F) {
 		"hooks: [a, b\n", "hooks:\n\tx: 1\n", "{hooks: {on_session_start: [{command: '', timeout: 1e99}]}}",
 		"&a [*a]", "hooks_auto_accept: on\nhooks_concurrency: 999\n",
 		"hooks:\n  on_stream_delta:\n    - command: tts\n      stream: true\nhooks_stream_queue_size: 9\nhooks_stream_idle_timeout: 2\nplugins: {stream_reasoning_deltas: yes}\n",
+		"hooks:\n  pre_tool_call:\n    - url: https://p.example/c\n      headers: {Authorization: 'Bearer ${T}', 'X Y': z, A: [1]}\n      allowed_env_vars: [T, 9]\n      fail_closed: true\n    - {url: 'ftp://x', command: y}\n",
 	} {
 		f.Add(s)
 	}

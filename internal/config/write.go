@@ -18,6 +18,11 @@ type Entry struct {
 	FailClosed   bool
 	Dialect      string
 	DialectEvent string
+	// URL makes the entry a URL hook (written as url: instead of command:;
+	// Command is ignored), with its headers and allowed_env_vars.
+	URL            string
+	Headers        []Header
+	AllowedEnvVars []string
 	// Comment is written above the entry, one "# " line per line.
 	Comment string
 }
@@ -25,7 +30,11 @@ type Entry struct {
 // identity is what makes two entries the same hook: what the parser
 // deduplicates on (SPEC §2), plus the dialect fields.
 func (e Entry) identity() string {
-	return strings.Join([]string{e.Event, strings.TrimSpace(e.Matcher), strings.TrimSpace(e.Command), e.Dialect, e.DialectEvent}, "\x00")
+	command := e.Command
+	if e.URL != "" {
+		command = e.URL // a URL hook stands where a command does (config/urlhook.go)
+	}
+	return strings.Join([]string{e.Event, strings.TrimSpace(e.Matcher), strings.TrimSpace(command), e.Dialect, e.DialectEvent}, "\x00")
 }
 
 // AddEntries returns the config text doc (which may be empty) with entries
@@ -129,6 +138,8 @@ func entryOf(event string, n *yaml.Node) Entry {
 			e.Matcher = v.Value
 		case "command":
 			e.Command = v.Value
+		case "url":
+			e.URL = v.Value
 		case "dialect":
 			e.Dialect = strings.TrimSpace(v.Value)
 		case "dialect_event":
@@ -147,7 +158,25 @@ func (e Entry) node() *yaml.Node {
 	if e.Matcher != "" {
 		add("matcher", str(e.Matcher))
 	}
-	add("command", str(e.Command))
+	if e.URL != "" {
+		add("url", str(e.URL))
+		if len(e.Headers) > 0 {
+			h := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			for _, hd := range e.Headers {
+				h.Content = append(h.Content, str(hd.Name), str(hd.Value))
+			}
+			add("headers", h)
+		}
+		if len(e.AllowedEnvVars) > 0 {
+			l := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+			for _, name := range e.AllowedEnvVars {
+				l.Content = append(l.Content, str(name))
+			}
+			add("allowed_env_vars", l)
+		}
+	} else {
+		add("command", str(e.Command))
+	}
 	if e.Timeout > 0 {
 		add("timeout", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(e.Timeout)})
 	}

@@ -221,3 +221,32 @@ func TestDoneIsCalledOnceEveryHookRanOrDroppedTheCall(t *testing.T) {
 		t.Error("no hooks: done was not called")
 	}
 }
+
+func TestRetireFreesTheQueuesOfHooksAReloadRemoved(t *testing.T) {
+	kept, gone := &recorder{name: "kept"}, &recorder{name: "gone"}
+	f := &Fanout{}
+	defer f.Close(time.Second)
+	for i := 0; i < 3; i++ {
+		f.Enqueue(deltaCall(t, i), []Hook{kept, gone})
+	}
+	f.Retire(func(h HookInfo) bool { return h.Name == "kept" })
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stats := f.Stats()
+		if len(stats) == 1 && stats[0].Hook == "kept" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queues after Retire: %+v; want only kept's", stats)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := gone.got(); len(got) != 3 {
+		t.Errorf("the retired hook got %v before its queue went; want every event already queued", got)
+	}
+	// A hook that comes back gets a queue again.
+	f.Enqueue(deltaCall(t, 3), []Hook{gone})
+	if n := len(f.Stats()); n != 2 {
+		t.Errorf("%d queues after the hook came back, want 2", n)
+	}
+}

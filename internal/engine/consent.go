@@ -18,7 +18,7 @@ import (
 // covers what would run closes a fail_closed gate; anything else that is not
 // approved is skipped with a warning naming the ways to approve it.
 func (e *Engine) consent(h config.ShellHook, call dispatch.Call) (shellhook.Verdict, string) {
-	b := consent.Bind(h.Command, call.Cwd, call.Env)
+	b := bind(h, call.Cwd, call.Env)
 	if b.Path != "" {
 		// Whoever can write the script decides what runs (SPEC §1).
 		if p := config.CheckWritable("hook script", b.Path); p != nil {
@@ -51,6 +51,16 @@ func (e *Engine) consent(h config.ShellHook, call dispatch.Call) (shellhook.Verd
 	}
 	return shellhook.Skip, fmt.Sprintf("%s hook %q is not approved and was skipped; approve it with \"noora-hooks approve\", or run with --accept-hooks, NOORA_ACCEPT_HOOKS=1 or hooks_auto_accept: true in %s",
 		h.Event, h.Command, e.Paths.Config)
+}
+
+// bind is what an approval of h binds to where it runs: the file its command
+// runs (consent.Bind). A URL hook runs no file: its approval is of the
+// (event, URL) pair alone, the URL standing where the command stands.
+func bind(h config.ShellHook, cwd string, env []string) consent.Binding {
+	if h.URL != "" {
+		return consent.Binding{}
+	}
+	return consent.Bind(h.Command, cwd, env)
 }
 
 // recordPending writes the approvals the accept channels made, all in one
@@ -92,4 +102,36 @@ func (s recordingSource) Select(ctx context.Context, call dispatch.Call) ([]disp
 	hooks, skips := s.ShellSource.Select(ctx, call)
 	s.e.recordPending()
 	return hooks, skips
+}
+
+// Pending is what `approve` asks about: one state per (event, command) pair,
+// which is what the allowlist keys on, for every pair that is not approved or
+// whose approval no longer covers what would run (drift); already counts the
+// pairs that are approved.
+func (e *Engine) Pending() (pending []HookState, already int) {
+	seen := map[[2]string]bool{}
+	for _, h := range e.Config.ShellHooks {
+		key := [2]string{h.Event, h.Command}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		s := e.StateOf(h)
+		if s.Approved && !s.Drift {
+			already++
+			continue
+		}
+		pending = append(pending, s)
+	}
+	return pending, already
+}
+
+// Approve records an approval of each state, bound to the file it resolves
+// to now, in one locked write of the allowlist.
+func (e *Engine) Approve(states []HookState) ([]consent.Approval, error) {
+	records := make([]consent.Approval, len(states))
+	for i, s := range states {
+		records[i] = consent.NewApproval(s.Hook.Event, s.Hook.Command, s.Binding, e.opts.Now())
+	}
+	return records, e.Store.Record(records...)
 }

@@ -228,14 +228,17 @@ func (e *Engine) Dispatcher() *dispatch.Dispatcher {
 // ShellHook is one configured entry ready to run outside the dispatcher (test,
 // doctor), speaking its dialect when it has one, as exec would run it.
 func (e *Engine) ShellHook(h config.ShellHook) dispatch.Hook {
+	var dialect shellhook.Dialect
+	if h.Dialect != "" {
+		dialect = compat.Dialects()[h.Dialect]
+	}
+	if h.URL != "" {
+		return &shellhook.URLHook{Config: h, Dialect: dialect}
+	}
 	if h.Stream {
 		return &shellhook.StreamHook{Config: h}
 	}
-	hook := &shellhook.ShellHook{Config: h}
-	if h.Dialect != "" {
-		hook.Dialect = compat.Dialects()[h.Dialect]
-	}
-	return hook
+	return &shellhook.ShellHook{Config: h, Dialect: dialect}
 }
 
 // Close stops what the engine started: the plugin processes (it waits for

@@ -38,7 +38,7 @@ func (e *Engine) StateOf(h config.ShellHook) HookState {
 	s := HookState{Hook: h, Script: consent.Script(h.Command, shlex.Split)}
 	s.Approval, s.Approved = e.Allowlist().Find(h.Event, h.Command)
 	cwd, _ := os.Getwd()
-	s.Binding = consent.Bind(h.Command, cwd, e.opts.Environ())
+	s.Binding = bind(h, cwd, e.opts.Environ())
 	s.Mtime = s.Binding.Mtime
 	if s.Approved {
 		s.DriftWhy = s.Approval.Drift(s.Binding)

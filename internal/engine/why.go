@@ -128,6 +128,8 @@ func (e *Engine) whyShell(call dispatch.Call) []WhyHook {
 		switch x := hk.(type) {
 		case *shellhook.ShellHook:
 			h = x.Config
+		case *shellhook.URLHook:
+			h = x.Config
 		case *shellhook.StreamHook:
 			if x.CloseOnly {
 				continue
@@ -159,6 +161,9 @@ func (e *Engine) whyShell(call dispatch.Call) []WhyHook {
 
 func (e *Engine) shellWhy(h config.ShellHook, call dispatch.Call) WhyHook {
 	w := WhyHook{Source: "shell", Hook: h.Command, Where: h.Where(), Dialect: h.Dialect}
+	if h.URL != "" {
+		w.Source, w.Hook = "url", h.URL
+	}
 	if h.Matcher != nil {
 		w.Matcher = h.Matcher.Source
 	}

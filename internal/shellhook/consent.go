@@ -28,6 +28,9 @@ const (
 // refused is the hook that stands for a configured one consent refused.
 func refused(h config.ShellHook, v Verdict, why string) dispatch.Hook {
 	info := dispatch.HookInfo{Source: "shell", Name: h.Command, Where: h.Where()}
+	if h.URL != "" {
+		info.Source = "url"
+	}
 	if v == Close && h.FailClosed {
 		return ClosedGate{Info: info, Message: "hook " + h.Command + " failed closed: " + why}
 	}

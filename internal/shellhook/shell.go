@@ -63,8 +63,10 @@ type Dialect interface {
 type Reading struct {
 	Answer protocol.Answer
 	// Unusable: stdout held something other than a JSON object answer;
-	// fail_closed turns that into a block (SPEC §4).
+	// fail_closed turns that into a block (SPEC §4). Reason, when set, is
+	// the block's reason instead of the unparseable stdout.
 	Unusable bool
+	Reason   string
 	// Failed: the exit status is an error; ShellHook warns with the status
 	// and the start of stderr.
 	Failed bool
@@ -90,6 +92,9 @@ func (s *ShellSource) Select(_ context.Context, call dispatch.Call) ([]dispatch.
 			continue
 		}
 		info := dispatch.HookInfo{Source: "shell", Name: h.Command, Where: h.Where()}
+		if h.URL != "" {
+			info.Source, info.Name = "url", h.URL
+		}
 		skip := func(reason dispatch.SkipReason, detail string) {
 			skips = append(skips, dispatch.Skip{Hook: info, Where: info.Where, Reason: reason, Detail: detail})
 		}
@@ -125,6 +130,10 @@ func (s *ShellSource) Select(_ context.Context, call dispatch.Call) ([]dispatch.
 				skip(dispatch.SkipNotApproved, detail)
 				continue
 			}
+		}
+		if h.URL != "" {
+			out = append(out, &URLHook{Config: h, Dialect: dialect})
+			continue
 		}
 		if h.Stream {
 			out = append(out, &StreamHook{Config: h, Streams: s.Streams})
@@ -289,7 +298,11 @@ func (h *ShellHook) read(res dispatch.Result, call dispatch.Call, out runner.Out
 	res.Answer = r.Answer
 	if h.Config.FailClosed && r.Unusable {
 		res.Status = dispatch.StatusError
-		return h.failed(res, "unparseable stdout (expected a JSON object)", "")
+		reason := "unparseable stdout (expected a JSON object)"
+		if r.Reason != "" {
+			reason = r.Reason
+		}
+		return h.failed(res, reason, "")
 	}
 	if r.Failed {
 		res.Status = dispatch.StatusError
