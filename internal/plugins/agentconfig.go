@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
+	"math"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/internal/config"
 	"gopkg.in/yaml.v3"
 )
 
@@ -34,14 +34,6 @@ const (
 
 // errTooLarge is YAML whose aliases expand past maxAgentJSON.
 var errTooLarge = errors.New("it expands to more than 16 MiB of JSON (aliases)")
-
-// PyYAML's implicit resolvers (yaml/resolver.py), for plain scalars only.
-var (
-	yaml11Bool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	yaml11Null  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	yaml11Int   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yaml11Float = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-)
 
 // AgentConfigJSON reads the YAML file at path as the agent would and returns
 // it as JSON; nil when the file does not exist or is empty. Values JSON
@@ -207,126 +199,43 @@ func keyText(k *yaml.Node) string {
 	return b.String()
 }
 
-// scalarJSON resolves one scalar as PyYAML does: an explicit tag or quotes
-// make it a string; a plain scalar is null, a bool, an int or a float by the
-// YAML 1.1 patterns, else a string.
+// scalarJSON is a scalar as the agent's PyYAML loads it (config.ReadScalar,
+// the one YAML 1.1 reader), written as Python's json.dumps would: big
+// integers whole, floats with a fraction, NaN and Infinity as Python writes
+// them; dates and what PyYAML cannot load stay text.
 func scalarJSON(n *yaml.Node) string {
-	str := func() string {
-		b, _ := json.Marshal(n.Value)
-		return string(b)
-	}
-	if n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return str()
-	}
-	switch n.Tag {
-	case "!!str", "!!binary", "!!timestamp", "":
-		if n.Tag != "!!str" || n.Style&yaml.TaggedStyle == 0 {
-			break
-		}
-		return str()
-	case "!!null":
-		if n.Style&yaml.TaggedStyle != 0 {
-			return "null"
-		}
-	case "!!bool", "!!int", "!!float":
-	default:
-		if strings.HasPrefix(n.Tag, "!!") || strings.HasPrefix(n.Tag, "!") {
-			return str()
-		}
-	}
-	v := n.Value
-	switch {
-	case yaml11Null.MatchString(v):
+	sc := config.ReadScalar(n)
+	switch sc.Kind {
+	case config.KindNull:
 		return "null"
-	case yaml11Bool.MatchString(v):
-		return strconv.FormatBool(strings.ContainsAny(v[:1], "yYtT") || strings.EqualFold(v, "on"))
-	case yaml11Int.MatchString(v):
-		if s, ok := yaml11IntText(v); ok {
-			return s
-		}
-	case yaml11Float.MatchString(v):
-		return yaml11FloatText(v)
+	case config.KindBool:
+		return strconv.FormatBool(sc.Bool)
+	case config.KindInt:
+		return sc.Int.String()
+	case config.KindFloat:
+		return floatJSON(sc.Float)
 	}
-	return str()
+	text := n.Value
+	if sc.Kind == config.KindString {
+		text = sc.Text
+	}
+	b, _ := json.Marshal(text)
+	return string(b)
 }
 
-// yaml11IntText is an int scalar in decimal (PyYAML's construct_yaml_int).
-func yaml11IntText(v string) (string, bool) {
-	v = strings.ReplaceAll(v, "_", "")
-	sign := ""
-	if v[0] == '-' || v[0] == '+' {
-		if v[0] == '-' {
-			sign = "-"
-		}
-		v = v[1:]
-	}
-	n := new(big.Int)
-	var ok bool
+// floatJSON writes f as Python's json.dumps does.
+func floatJSON(f float64) string {
 	switch {
-	case v == "0":
-		n, ok = n.SetInt64(0), true
-	case strings.HasPrefix(v, "0b"):
-		n, ok = n.SetString(v[2:], 2)
-	case strings.HasPrefix(v, "0x"):
-		n, ok = n.SetString(v[2:], 16)
-	case v[0] == '0':
-		n, ok = n.SetString(v[1:], 8)
-	case strings.Contains(v, ":"):
-		ok = true
-		for _, part := range strings.Split(v, ":") {
-			d, err := strconv.ParseInt(part, 10, 64)
-			if err != nil {
-				return "", false
-			}
-			n.Mul(n, big.NewInt(60))
-			n.Add(n, big.NewInt(d))
-		}
-	default:
-		n, ok = n.SetString(v, 10)
-	}
-	if !ok {
-		return "", false
-	}
-	if sign == "-" {
-		n.Neg(n)
-	}
-	return n.String(), true
-}
-
-// yaml11FloatText is a float scalar as Python's json module reads it back.
-func yaml11FloatText(v string) string {
-	v = strings.ToLower(strings.ReplaceAll(v, "_", ""))
-	neg := strings.HasPrefix(v, "-")
-	v = strings.TrimLeft(v, "+-")
-	var f float64
-	switch {
-	case v == ".inf":
-		if neg {
-			return "-Infinity"
-		}
-		return "Infinity"
-	case v == ".nan":
+	case math.IsNaN(f):
 		return "NaN"
-	case strings.Contains(v, ":"):
-		for _, part := range strings.Split(v, ":") {
-			d, _ := strconv.ParseFloat(part, 64)
-			f = f*60 + d
-		}
-	default:
-		f, _ = strconv.ParseFloat(v, 64)
-	}
-	if neg {
-		f = -f
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
 	}
 	s := strconv.FormatFloat(f, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEIN") {
+	if !strings.ContainsAny(s, ".eE") {
 		s += ".0" // stays a float in Python
-	}
-	if strings.Contains(s, "Inf") {
-		if f < 0 {
-			return "-Infinity"
-		}
-		return "Infinity"
 	}
 	return s
 }
