@@ -141,7 +141,7 @@ func mappingPairs(n *yaml.Node, depth int) ([]pair, error) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.Tag != "!!merge" {
-			own = append(own, pair{key: keyText(k), value: v})
+			own = append(own, pair{key: keyText(k, depth), value: v})
 			continue
 		}
 		var sources []*yaml.Node
@@ -186,14 +186,16 @@ func deref(n *yaml.Node) *yaml.Node {
 
 // keyText is a mapping key as a JSON object key: its text. (PyYAML would
 // make `on:` the key True; JSON keys are strings, and plugins look keys up
-// by their text.)
-func keyText(k *yaml.Node) string {
+// by their text.) A key that is a collection is written one level deeper
+// than its mapping, so that a mapping whose key names itself (`&x {*x}`)
+// meets the depth bound rather than recursing for ever.
+func keyText(k *yaml.Node, depth int) string {
 	k = deref(k)
 	if k.Kind == yaml.ScalarNode {
 		return k.Value
 	}
 	var b bytes.Buffer
-	if err := writeAgentJSON(&b, k, maxAgentDepth-1); err != nil {
+	if err := writeAgentJSON(&b, k, depth+1); err != nil {
 		return ""
 	}
 	return b.String()
