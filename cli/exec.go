@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -58,8 +59,9 @@ func (c *ExecCmd) Run(g *Globals, env *Env) error {
 	}
 	if sig := intr.caught(); sig != nil {
 		// Interrupted while serve ran the event: its answer is lost, and
-		// firing again in-process would run the hooks a second time.
-		return interrupted(sig)
+		// firing again in-process would run the hooks a second time. A
+		// fail_closed gate that applies answers as a failed gate would.
+		return c.lostToInterrupt(g, env, event, kw, sig)
 	}
 	eng, err := loadEngine(g, env)
 	if err != nil {
@@ -95,4 +97,27 @@ func readKwargs(file string, stdin io.Reader) (protocol.Kwargs, error) {
 		return nil, fmt.Errorf("payload from %s: %v; %s", name, err, protocol.KwargsHint)
 	}
 	return kw, nil
+}
+
+// lostToInterrupt answers an event whose answer from serve a signal cut off:
+// the block of a failed gate when a fail_closed hook applies to the call
+// (SPEC §4: an interrupted gate never reads as "go ahead"), else no answer
+// and exit 128+signal.
+func (c *ExecCmd) lostToInterrupt(g *Globals, env *Env, event protocol.Event, kw protocol.Kwargs, sig os.Signal) error {
+	eng, err := loadEngine(g, env)
+	if err != nil {
+		return interrupted(sig)
+	}
+	defer eng.Close()
+	gate, ok := eng.Gate(event, kw)
+	if !ok {
+		return interrupted(sig)
+	}
+	answer := protocol.Combined{Event: event.Name, Answer: protocol.Object{
+		{Key: "action", Value: protocol.String("block")},
+		{Key: "message", Value: protocol.String("hook " + gate.Command + " failed closed: interrupted")},
+	}}
+	b, _ := answer.MarshalJSON()
+	_, err = env.Stdout.Write(append(b, '\n'))
+	return err
 }

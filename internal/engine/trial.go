@@ -112,3 +112,16 @@ func TrialTool(h config.ShellHook) (string, bool) {
 	}
 	return "", false
 }
+
+// Gate is the first fail_closed shell hook that applies to a call of event
+// with kw: its event, and a matcher that accepts the call's tool. It is what
+// must block when the call's answer is lost.
+func (e *Engine) Gate(event protocol.Event, kw protocol.Kwargs) (config.ShellHook, bool) {
+	tool, hasTool := protocol.ToolName(kw)
+	for _, h := range e.Config.ShellHooks {
+		if h.Event == event.Name && h.FailClosed && h.Matcher.Match(tool, hasTool) {
+			return h, true
+		}
+	}
+	return config.ShellHook{}, false
+}
