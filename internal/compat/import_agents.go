@@ -48,7 +48,6 @@ func (im *importer) gemini(root gjson.Result) {
 	if !ok {
 		return
 	}
-	sequential := 0
 	hooks.ForEach(func(k, groups gjson.Result) bool {
 		name := k.String()
 		where := "hooks." + name
@@ -77,8 +76,11 @@ func (im *importer) gemini(root gjson.Result) {
 				im.warnf(gwhere, "expected \"hooks\": a list of hook configurations; skipped")
 				continue
 			}
+			// A sequential definition's hooks run one at a time, in
+			// order: one sequence per definition (SPEC §2 `sequence`).
+			sequence := ""
 			if seq.Type == gjson.True && len(handlers.Array()) > 1 {
-				sequential++
+				sequence = fmt.Sprintf("gemini %s", gwhere)
 			}
 			for hi, h := range handlers.Array() {
 				hwhere := fmt.Sprintf("%s.hooks[%d]", gwhere, hi)
@@ -106,7 +108,7 @@ func (im *importer) gemini(root gjson.Result) {
 					}
 					command = prefixed + command
 				}
-				e := config.Entry{Event: ev.Noora, Dialect: Gemini}
+				e := config.Entry{Event: ev.Noora, Dialect: Gemini, Sequence: sequence}
 				if mok && matcher != "" {
 					if ev.Matcher == "" {
 						im.warnf(gwhere, "Gemini CLI has nothing a matcher could filter on %s; the matcher %q is dropped", name, matcher)
@@ -125,9 +127,6 @@ func (im *importer) gemini(root gjson.Result) {
 		}
 		return true
 	})
-	if sequential > 0 {
-		im.warnf("", "%d hook definition(s) set sequential: true; noora-hooks runs the hooks of an event concurrently and combines their answers in config order, as if one by one; to run them one at a time as well, set hooks_concurrency: 1", sequential)
-	}
 }
 
 // envPrefix writes a hook's env as `env NAME=value ... ` in front of its

@@ -79,6 +79,10 @@ type ShellHook struct {
 	// Stream: one long-lived process per session reads every stream event
 	// as one line of JSON (config/stream.go).
 	Stream bool
+	// Sequence names a group of hooks of one event that run one at a time,
+	// in config order (Gemini CLI's `sequential: true`); the others run
+	// concurrently. "" for none. Answers combine in config order either way.
+	Sequence string
 	// URL, when set, makes this a URL hook (config/urlhook.go): Command
 	// holds the same URL, for consent and messages.
 	URL            string
@@ -313,7 +317,7 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	h := ShellHook{Event: event, Timeout: DefaultTimeout, File: c.Path, Line: n.Line, Index: index}
 	var command, failClosed, failClosedCamel, matcher, timeout, dialect, dialectEvent, stream *yaml.Node
-	var urlNode, headers, allowedEnv *yaml.Node
+	var urlNode, headers, allowedEnv, sequence *yaml.Node
 	for _, p := range c.pairs(where+": ", n) {
 		k, v := p.key, p.value
 		switch k.Value {
@@ -333,6 +337,8 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 			dialectEvent = v
 		case "stream":
 			stream = v
+		case "sequence":
+			sequence = v
 		case "url":
 			urlNode = v
 		case "headers":
@@ -393,6 +399,14 @@ func (c *Config) parseEntry(event string, index int, n *yaml.Node) (ShellHook, b
 	}
 	if timeout != nil {
 		h.Timeout = c.parseTimeout(where, timeout)
+	}
+	if sequence != nil {
+		switch sc := ReadScalar(sequence); {
+		case sc.Kind == KindString && protocol.PyStrip(sc.Text) != "":
+			h.Sequence = protocol.PyStrip(sc.Text)
+		case sc.Kind != KindNull:
+			c.warn(sequence, "%s: sequence must be a name (a string), got %s; ignored, so the hook runs concurrently with the others", where, sc.Describe())
+		}
 	}
 	if stream != nil {
 		h.Stream = c.parseStreamEntry(where, event, h.Dialect, stream)

@@ -23,6 +23,8 @@ type Entry struct {
 	URL            string
 	Headers        []Header
 	AllowedEnvVars []string
+	// Sequence is the entry's `sequence:` (ShellHook.Sequence); "" for none.
+	Sequence string
 	// Comment is written above the entry, one "# " line per line.
 	Comment string
 }
@@ -188,6 +190,9 @@ func (e Entry) node() *yaml.Node {
 	}
 	if e.DialectEvent != "" {
 		add("dialect_event", str(e.DialectEvent))
+	}
+	if e.Sequence != "" {
+		add("sequence", str(e.Sequence))
 	}
 	return n
 }

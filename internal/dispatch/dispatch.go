@@ -219,8 +219,16 @@ type Job struct {
 	Call Call
 }
 
+// Sequenced is a Hook that belongs to a sequence: the hooks of one call that
+// name the same sequence run one at a time, in declaration order (Gemini
+// CLI's `sequential: true`), while everything else runs concurrently.
+type Sequenced interface {
+	Sequence() string // "" for none
+}
+
 // RunEach runs each job's hook on its own call, with at most limit at once
-// (0: 32), and returns their results in the order of jobs.
+// (0: 32), and returns their results in the order of jobs. The jobs of one
+// sequence (Sequenced) form one lane that runs them one after another.
 func RunEach(ctx context.Context, jobs []Job, limit int) []Result {
 	if limit <= 0 {
 		limit = 32
@@ -232,15 +240,29 @@ func RunEach(ctx context.Context, jobs []Job, limit int) []Result {
 		}
 		return results
 	}
+	var lanes [][]int // indexes into jobs, each lane in declaration order
+	bySequence := map[string]int{}
+	for i, j := range jobs {
+		if s, ok := j.Hook.(Sequenced); ok && s.Sequence() != "" {
+			if l, seen := bySequence[s.Sequence()]; seen {
+				lanes[l] = append(lanes[l], i)
+				continue
+			}
+			bySequence[s.Sequence()] = len(lanes)
+		}
+		lanes = append(lanes, []int{i})
+	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	for i, j := range jobs {
+	for _, lane := range lanes {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = j.Hook.Run(ctx, j.Call)
+			for _, i := range lane {
+				results[i] = jobs[i].Hook.Run(ctx, jobs[i].Call)
+			}
 		}()
 	}
 	wg.Wait()

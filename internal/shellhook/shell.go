@@ -198,6 +198,9 @@ type ShellHook struct {
 	Dialect Dialect
 }
 
+// Sequence implements dispatch.Sequenced: the entry's `sequence:`.
+func (h *ShellHook) Sequence() string { return h.Config.Sequence }
+
 // Describe implements Hook.
 func (h *ShellHook) Describe() dispatch.HookInfo {
 	return dispatch.HookInfo{Source: "shell", Name: h.Config.Command, Where: h.Config.Where()}

@@ -36,6 +36,9 @@ type URLHook struct {
 // command's stdout (runner.StdoutLimit, 1 MiB); a longer body counts as cut.
 const URLResponseLimit = runner.StdoutLimit
 
+// Sequence implements dispatch.Sequenced: the entry's `sequence:`.
+func (h *URLHook) Sequence() string { return h.Config.Sequence }
+
 // Describe implements Hook.
 func (h *URLHook) Describe() dispatch.HookInfo {
 	return dispatch.HookInfo{Source: "url", Name: h.Config.URL, Where: h.Config.Where()}
