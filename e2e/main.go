@@ -61,8 +61,7 @@ var scenarios = []scenario{
 		config: "hooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: sh -c 'cat >/dev/null; echo \"{\\\"action\\\":\\\"modify\\\",\\\"args\\\":{\\\"command\\\":\\\"" + rewriteCommand + "\\\"}}\"'\n",
 		check: func(r *run) error {
 			return r.ran("rewritten")
-		},
-		xfail: map[string]string{"claude": "the Claude bridge answers a rewrite with ask, which headless Claude Code refuses (issue #12)"}},
+		}},
 	{name: "context",
 		config: "hooks:\n  pre_llm_call:\n    - command: sh -c 'cat >/dev/null; echo \"{\\\"context\\\":\\\"E2E-CONTEXT\\\"}\"'\n",
 		check: func(r *run) error {
@@ -85,8 +84,7 @@ var scenarios = []scenario{
 				}
 			}
 			return nil
-		},
-		xfail: map[string]string{"claude": "the Claude bridge does not carry stop yet (issue #12)"}},
+		}},
 	{name: "tool-context",
 		// A Gemini-dialect hook adds context to a tool's result.
 		config: "hooks:\n  post_tool_call:\n    - dialect: gemini\n      command: sh -c 'cat >/dev/null; echo \"{\\\"hookSpecificOutput\\\":{\\\"additionalContext\\\":\\\"E2E-TOOL-CONTEXT\\\"}}\"'\n",
@@ -95,8 +93,7 @@ var scenarios = []scenario{
 				return err
 			}
 			return r.modelSaw("E2E-TOOL-CONTEXT")
-		},
-		xfail: map[string]string{"claude": "the Claude bridge does not carry post-tool context yet (issue #12)"}},
+		}},
 	{name: "approve",
 		// Noora wants a person to look: no agent may run the command
 		// unasked (Gemini asks, which ends a headless run; Codex cannot ask
