@@ -36,18 +36,9 @@ func execTrivialVsDirect(e *Env) ([]Figure, error) {
 		return nil, err
 	}
 	n := e.Runs(40)
-	var viaExec, direct []float64
-	for i := 0; i < n; i++ {
-		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
-		if err != nil {
-			return nil, err
-		}
-		d, err := e.Spawn(home, ToolPayload, e.HookBin)
-		if err != nil {
-			return nil, err
-		}
-		viaExec = append(viaExec, r.Wall.Seconds())
-		direct = append(direct, d.Seconds())
+	viaExec, direct, err := execAndSpawn(e, home, n)
+	if err != nil {
+		return nil, err
 	}
 	ratios := make([]float64, n)
 	for i := range ratios {
@@ -97,19 +88,9 @@ func execNoHooks(e *Env) ([]Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := e.Runs(60)
-	var walls, hello []float64
-	for i := 0; i < n; i++ {
-		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
-		if err != nil {
-			return nil, err
-		}
-		d, err := e.Spawn(home, ToolPayload, e.HookBin)
-		if err != nil {
-			return nil, err
-		}
-		walls = append(walls, r.Wall.Seconds())
-		hello = append(hello, d.Seconds())
+	walls, hello, err := execAndSpawn(e, home, e.Runs(60))
+	if err != nil {
+		return nil, err
 	}
 	execFig := Figure{Name: "exec wall", Unit: Seconds, Samples: walls}
 	helloFig := Figure{Name: "static Go hello-world wall", Unit: Seconds, Samples: hello}
@@ -119,6 +100,25 @@ func execNoHooks(e *Env) ([]Figure, error) {
 		{Name: "exec over hello-world", Unit: Seconds, Samples: []float64{execFig.Median() - helloFig.Median()}, Goal: AtMost(0.001),
 			Note: "difference of the medians, same runs"},
 	}, nil
+}
+
+// execAndSpawn runs exec pre_tool_call in home and a direct spawn of
+// benchhook (a static Go program that answers {}), interleaved run by run so
+// that a change in the machine's load hits both alike, n times each.
+func execAndSpawn(e *Env, home string, n int) (viaExec, direct []float64, err error) {
+	for i := 0; i < n; i++ {
+		r, err := e.Exec(home, "pre_tool_call", ToolPayload)
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := e.Spawn(home, ToolPayload, e.HookBin)
+		if err != nil {
+			return nil, nil, err
+		}
+		viaExec = append(viaExec, r.Wall.Seconds())
+		direct = append(direct, d.Seconds())
+	}
+	return viaExec, direct, nil
 }
 
 // execWalls runs exec pre_tool_call n times in home and returns the walls.
