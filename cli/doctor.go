@@ -9,6 +9,7 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/engine"
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 	"github.com/noora-hooks/noora-hooks/internal/shellhook"
 
@@ -174,7 +175,7 @@ func checkProgram(h config.ShellHook, environ []string) check {
 		return ch
 	}
 	// An interpreter runs the script: reading it is enough.
-	f, err := os.Open(config.ExpandTilde(script))
+	f, err := os.Open(paths.ExpandTilde(script))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		ch.Message = fmt.Sprintf("%s runs %s, which does not exist", argv[0], script)
@@ -244,7 +245,7 @@ func diagnose(eng *engine.Engine, h config.ShellHook, environ []string) (d diagn
 	d.Checks = append(d.Checks, program, checkApproval(eng, s), checkDrift(s))
 	switch {
 	case eng.SafeMode:
-		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: safeModeNotRun})
+		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: engine.SafeModeNotRun})
 	case !s.Approved && !eng.Accept:
 		d.Checks = append(d.Checks, check{Name: "run", Status: checkSkipped, Message: "not run: doctor runs only approved hooks"})
 	case program.Status != checkOK && h.URL == "":

@@ -61,9 +61,6 @@ func load(opts engine.Options) (*engine.Engine, error) {
 // run hooks in safe mode: safe mode runs nothing, anywhere.
 const safeModeNote = "NOORA_SAFE_MODE is on: no shell hook, plugin, gateway hook or outbound webhook runs, in exec, serve, test, doctor or gateway emit"
 
-// safeModeNotRun is what a report says about a hook safe mode did not run.
-const safeModeNotRun = engine.SafeModeNotRun
-
 // Cwd is the working directory hooks run in.
 func Cwd() (string, error) {
 	wd, err := os.Getwd()

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 )
 
 // pathMapper decodes the `type:"path"` flags (--home, --config, the payload
@@ -29,11 +29,7 @@ func pathMapper(getenv func(string) string) kong.MapperFunc {
 
 // expandPath expands a leading ~ or ~/ with $HOME and makes p absolute.
 func expandPath(p string, getenv func(string) string) string {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		if home := getenv("HOME"); home != "" {
-			p = filepath.Join(home, p[1:])
-		}
-	}
+	p = paths.ExpandTildeIn(p, getenv("HOME"))
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}

@@ -119,7 +119,7 @@ func (d dialect) Applies(h config.ShellHook, call dispatch.Call) (bool, string) 
 func (d dialect) Stdin(h config.ShellHook, call dispatch.Call) []byte {
 	ev, _ := eventFor(d.tool, h, call)
 	if ev == nil {
-		return shellhook.StdinOf(call)
+		return call.Payload()
 	}
 	b, _ := d.payload(ev, call).MarshalJSON()
 	return append(b, '\n')

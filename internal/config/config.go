@@ -621,16 +621,13 @@ func Resolve(homeFlag, configFlag string, getenv func(string) string) (Paths, er
 		}
 		home = filepath.Join(userHome, ".noora")
 	}
-	home = ExpandTilde(home)
+	home = paths.ExpandTilde(home)
 	cfg := configFlag
 	if cfg == "" {
 		cfg = filepath.Join(home, "config.yaml")
 	}
-	return Paths{Home: home, Config: ExpandTilde(cfg)}, nil
+	return Paths{Home: home, Config: paths.ExpandTilde(cfg)}, nil
 }
-
-// ExpandTilde expands a leading "~" or "~/" to the user's home directory.
-func ExpandTilde(p string) string { return paths.ExpandTilde(p) }
 
 // Allowlist is where approvals are kept.
 func (p Paths) Allowlist() string { return filepath.Join(p.Home, "shell-hooks-allowlist.json") }

@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/google/shlex"
-
-	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 )
 
 // Binding is what an approval binds to (SPEC §5): the file the command's
@@ -50,7 +49,7 @@ func Bind(command, cwd string, env []string) Binding {
 		b.Err = fmt.Errorf("command %q names no script", command)
 		return b
 	}
-	p := config.ExpandTilde(b.Script)
+	p := paths.ExpandTilde(b.Script)
 	switch {
 	case !strings.Contains(p, "/") && len(tokens) > 0 && tokens[0] == b.Script:
 		// The program itself: exec searches PATH for it.

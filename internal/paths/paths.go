@@ -8,15 +8,18 @@ import (
 	"strings"
 )
 
-// ExpandTilde expands a leading "~" or "~/" to the user's home directory;
-// other paths, and "~user", are returned as they are.
+// ExpandTilde expands a leading "~" or "~/" to the user's home directory
+// ($HOME); other paths, and "~user", are returned as they are.
 func ExpandTilde(p string) string {
-	if p != "~" && !strings.HasPrefix(p, "~/") {
+	home, _ := os.UserHomeDir()
+	return ExpandTildeIn(p, home)
+}
+
+// ExpandTildeIn is ExpandTilde with home given (a command's own $HOME); an
+// empty home leaves p as it is.
+func ExpandTildeIn(p, home string) string {
+	if home == "" || p != "~" && !strings.HasPrefix(p, "~/") {
 		return p
 	}
-	userHome, err := os.UserHomeDir()
-	if err != nil {
-		return p
-	}
-	return filepath.Join(userHome, p[1:])
+	return filepath.Join(home, p[1:])
 }

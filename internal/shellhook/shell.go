@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
+	"github.com/noora-hooks/noora-hooks/internal/paths"
 	"github.com/noora-hooks/noora-hooks/internal/runner"
 
 	"github.com/google/shlex"
@@ -216,7 +217,7 @@ func Argv(command string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("command '%s' cannot be parsed: it is empty", command)
 	}
-	argv[0] = config.ExpandTilde(argv[0])
+	argv[0] = paths.ExpandTilde(argv[0])
 	return argv, nil
 }
 
@@ -225,9 +226,6 @@ func Argv(command string) ([]string, error) {
 func Env(call dispatch.Call) []string {
 	return runner.Environ(call.Env, "NOORA_HOOK_EVENT="+call.Event.Name, "NOORA_HOME="+call.Home)
 }
-
-// StdinOf is the bytes a shell hook reads: one line of JSON (Call.Payload).
-func StdinOf(call dispatch.Call) []byte { return call.Payload() }
 
 // Run implements Hook.
 func (h *ShellHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result {
@@ -243,7 +241,7 @@ func (h *ShellHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result
 		env = runner.Environ(Env(call), h.Dialect.Env(h.Config, call)...)
 		stdin = h.Dialect.Stdin(h.Config, call)
 	} else {
-		env, stdin = Env(call), StdinOf(call)
+		env, stdin = Env(call), call.Payload()
 	}
 	out := runner.Run(ctx, runner.Command{
 		Argv:    argv,

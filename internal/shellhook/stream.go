@@ -122,7 +122,7 @@ func (h *StreamHook) once(ctx context.Context, call dispatch.Call) dispatch.Resu
 	deadline := begin.Add(h.Config.Timeout)
 	// A hook that exits without reading is not an error (SPEC §4): a failed
 	// write only means there is nobody to read.
-	_ = ch.Send(StdinOf(call), deadline)
+	_ = ch.Send(call.Payload(), deadline)
 	ch.CloseStdin()
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
@@ -452,7 +452,7 @@ func (s *Streams) writeLocked(ctx context.Context, h *StreamHook, p *streamProc,
 	default:
 	}
 	stop := context.AfterFunc(ctx, ch.Terminate)
-	err := ch.Send(StdinOf(call), time.Now().Add(h.Config.Timeout))
+	err := ch.Send(call.Payload(), time.Now().Add(h.Config.Timeout))
 	stop()
 	switch {
 	case err == nil:

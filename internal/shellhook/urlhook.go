@@ -48,7 +48,7 @@ func (h *URLHook) Describe() dispatch.HookInfo {
 func (h *URLHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result {
 	res := dispatch.Result{HookInfo: h.Describe(), Status: dispatch.StatusOK}
 	reader := &ShellHook{Config: h.Config, Dialect: h.Dialect}
-	body := StdinOf(call)
+	body := call.Payload()
 	if h.Dialect != nil {
 		body = h.Dialect.Stdin(h.Config, call)
 	}
