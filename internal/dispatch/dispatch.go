@@ -105,6 +105,10 @@ type Result struct {
 	// that was not written because the stream's process had ended. Queues
 	// count it as dropped, not delivered.
 	NotDelivered bool
+	// Drift says why the hook's approval no longer covered what it ran
+	// (SPEC §5) when an accept channel approved it again and it ran; empty
+	// otherwise. The run journal shows it.
+	Drift string
 }
 
 // MarshalJSON gives the trace form of SPEC §8.

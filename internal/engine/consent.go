@@ -41,7 +41,7 @@ func (e *Engine) consent(h config.ShellHook, call dispatch.Call) (shellhook.Verd
 		a := consent.NewApproval(h.Event, h.Command, b, e.opts.Now())
 		allow.Add(a)
 		e.pending = append(e.pending, a)
-		return shellhook.Allow, ""
+		return shellhook.Allow, drift
 	}
 	switch {
 	case e.allowErr != nil && h.FailClosed:

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
-	"github.com/noora-hooks/noora-hooks/internal/consent"
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 	"github.com/noora-hooks/noora-hooks/internal/gatewayhooks"
 	"github.com/noora-hooks/noora-hooks/internal/journal"
@@ -26,6 +25,11 @@ type Origin struct {
 	AgentEvent string // that tool's event name
 }
 
+// oneShot: the process fires, prints its answer and exits (exec, the
+// bridge, test), so its journal is written by Close, after the answer;
+// serve and embedders keep a writer goroutine.
+func (o Origin) oneShot() bool { return o.Via != "serve" && o.Via != "embed" }
+
 // openJournal is the engine's run journal: nil (off) with `journal: false`,
 // unless traces are exported (OTEL_EXPORTER_OTLP_ENDPOINT), which it feeds.
 // A hook test and Options.NoJournal record nothing.
@@ -38,7 +42,7 @@ func (e *Engine) openJournal() {
 	if off && exporter == nil {
 		return
 	}
-	opts := journal.Options{Warn: e.opts.Warn, Discard: off}
+	opts := journal.Options{Warn: e.opts.Warn, Discard: off, OneShot: e.opts.Origin.oneShot()}
 	if exporter != nil {
 		opts.Export = e.exportSpans(exporter)
 	}
@@ -83,12 +87,10 @@ func (e *Engine) record(origin Origin, start time.Time, event protocol.Event, kw
 	if via == "" {
 		via = "exec"
 	}
-	env := e.opts.Environ()
 	e.journal.Add(journal.Firing{
 		Time: e.opts.Now(), Via: via, Dialect: origin.Dialect, AgentEvent: origin.AgentEvent,
 		SafeMode: e.SafeMode, Event: event.Name, Kwargs: kw, Cwd: cwd,
 		Report: report, Duration: time.Since(start),
-		Drift:        func(event, command string) bool { return e.drifted(event, command, cwd, env) },
 		Unregistered: func() []dispatch.Skip { return e.unregistered(event.Name) },
 	})
 }
@@ -109,17 +111,6 @@ func (e *Engine) unregistered(event string) []dispatch.Skip {
 		}
 	}
 	return out
-}
-
-// drifted reports whether the approval of a shell hook that ran no longer
-// covers what it ran (SPEC §5: another file, other content). The journal's
-// goroutine asks, not the answer's.
-func (e *Engine) drifted(event, command, cwd string, env []string) bool {
-	a, ok := e.Allowlist().Find(event, command)
-	if !ok {
-		return false
-	}
-	return a.Drift(consent.Bind(command, cwd, env)) != ""
 }
 
 // recordTrial records a `test` run: its hooks ran approved or not, on a
@@ -165,7 +156,7 @@ func RecordGateway(opts Options, f GatewayFiring) {
 		}
 		report.Results = append(report.Results, res)
 	}
-	w := journal.NewWriter(journal.PathIn(f.Paths.Home), journal.Options{Warn: opts.Warn})
+	w := journal.NewWriter(journal.PathIn(f.Paths.Home), journal.Options{Warn: opts.Warn, OneShot: true})
 	w.Add(journal.Firing{Time: opts.Now(), Via: "gateway", Event: f.Event, Kwargs: protocol.Kwargs(f.Context), Cwd: f.Cwd, Report: report, Duration: time.Since(f.Start)})
 	w.Close(journalGrace)
 }

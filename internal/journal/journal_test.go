@@ -73,7 +73,7 @@ func firing(t *testing.T) Firing {
 		Report: dispatch.Report{
 			Combined: protocol.Combined{Event: "pre_tool_call", Answer: protocol.Object{{Key: "action", Value: protocol.String("block")}}},
 			Results: []dispatch.Result{
-				{HookInfo: ran, Status: dispatch.StatusOK, ExitCode: &code, Duration: 12 * time.Millisecond, Answer: protocol.Answer{Kind: protocol.Block},
+				{HookInfo: ran, Status: dispatch.StatusOK, ExitCode: &code, Duration: 12 * time.Millisecond, Answer: protocol.Answer{Kind: protocol.Block}, Drift: "its content changed",
 					Outcome: &runner.Outcome{Stdout: []byte(`{"action":"block"}`), Stderr: []byte(strings.Repeat("é", 400))}},
 				{HookInfo: refused, Status: dispatch.StatusSkipped, Warnings: []dispatch.Warning{dispatch.Warn("not approved")}},
 			},
@@ -82,7 +82,6 @@ func firing(t *testing.T) Firing {
 				{Hook: refused, Where: refused.Where, Reason: dispatch.SkipNotApproved, Detail: "not in the allowlist"},
 			},
 		},
-		Drift: func(event, command string) bool { return command == "./b.sh" },
 	}
 }
 
@@ -176,6 +175,33 @@ func TestWritersOfSeveralProcessesKeepLinesWhole(t *testing.T) {
 	bad, _, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
 	if err != nil || bad != 0 || n != 160 {
 		t.Errorf("ReadAll: %d records, %d bad, %v; want 160, none bad", n, bad, err)
+	}
+}
+
+func TestOneShotWritesOnClose(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "logs", FileName)
+	var warnings []string
+	w := NewWriter(path, Options{OneShot: true, Queue: 3, Warn: func(m string) { warnings = append(warnings, m) }})
+	for i := 0; i < 5; i++ {
+		w.Add(firing(t))
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("a one-shot writer wrote before Close (stat: %v)", err)
+	}
+	w.Close(0) // no grace: Close itself writes
+	if w.Add(firing(t)) {
+		t.Error("a closed writer took a firing")
+	}
+	n := 0
+	bad, _, err := ReadAll(path, Filter{}, func(Record) error { n++; return nil })
+	if err != nil || bad != 0 || n != 3 || w.Dropped() != 2 || len(warnings) != 0 {
+		t.Errorf("%d records (%d bad, %v), %d dropped, warnings %q; want the 3 the queue holds, 2 dropped, none", n, bad, err, w.Dropped(), warnings)
+	}
+	broken := NewWriter("/dev/null/logs/runs.jsonl", Options{OneShot: true, Warn: func(m string) { warnings = append(warnings, m) }})
+	broken.Add(firing(t))
+	broken.Close(0)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "firings are not recorded") {
+		t.Errorf("a journal that cannot be written warned %q, want one warning", warnings)
 	}
 }
 
@@ -307,4 +333,47 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("a record read back does not write: %v", err)
 		}
 	})
+}
+
+// FuzzLineReadsLikeMarshal: the hand-ordered encoding of a record reads back
+// as json.Marshal's encoding of it would (the struct tags stay the schema).
+func FuzzLineReadsLikeMarshal(f *testing.F) {
+	f.Add("exec", "pre_tool_call", "claude", "./a.sh <x> & \"y\"", "c.yaml:3", "é\xff\u2028", int64(1234), 2, true, `{"a":[1,"b",null]}`)
+	f.Add("", "", "", "", "", "", int64(0), 0, false, ``)
+	f.Fuzz(func(t *testing.T, via, event, dialect, hook, where, text string, micros int64, code int, flag bool, kw string) {
+		micros &= 1<<50 - 1 // a duration
+		rec := Record{Time: time.UnixMicro(micros).UTC(), Via: via, Event: event, Dialect: dialect, AgentEvent: text,
+			Session: text, Tool: hook, Cwd: where, SafeMode: flag, DurationMS: ms(time.Duration(micros) * time.Microsecond),
+			Hooks: []Hook{{Source: "shell", Hook: hook, Where: where, Ran: flag, Reason: text, Detail: text, Drift: flag,
+				Status: via, ExitCode: &code, DurationMS: ms(time.Duration(micros)), Answer: event, Stdout: text, Stderr: hook,
+				Warnings: []string{text, hook}}, {}},
+			HooksOmitted: code,
+		}
+		if json.Valid([]byte(kw)) {
+			if o, err := protocol.ParseObject([]byte(kw)); err == nil {
+				rec.Kwargs = bounded(o, "")
+				rec.Answer = bounded(o, "a")
+			}
+		}
+		want, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := rec.Line()
+		if len(line) < MaxLine && !bytes.Equal(decoded(t, line), decoded(t, want)) {
+			t.Fatalf("line %s\nreads back unlike json.Marshal's %s", line, want)
+		}
+	})
+}
+
+// decoded is a JSON text read into generic values and written again, so
+// that two encodings of the same value compare equal.
+func decoded(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	out, _ := json.Marshal(v)
+	return out
 }

@@ -99,9 +99,6 @@ type Firing struct {
 	Cwd        string
 	Report     dispatch.Report
 	Duration   time.Duration
-	// Drift, when set, says whether a shell hook that ran had drifted
-	// since its approval; it is asked off the caller's path.
-	Drift func(event, command string) bool
 	// Unregistered, when set in safe mode, lists the hooks that safe mode
 	// kept from running; it is asked off the caller's path, and may read
 	// a config that the firing itself did not.
@@ -155,9 +152,7 @@ func Build(f Firing) Record {
 			h.Stdout = text(string(r.Outcome.Stdout))
 			h.Stderr = text(string(r.Outcome.Stderr))
 		}
-		if r.Source == "shell" && f.Drift != nil {
-			h.Drift = f.Drift(f.Event, r.Name)
-		}
+		h.Drift = r.Drift != ""
 		rec.Hooks = append(rec.Hooks, h)
 	}
 	skips := f.Report.Skips
@@ -204,8 +199,8 @@ func lineOf(where string) int {
 // Line is the record as one journal line, newline included, at most MaxLine
 // bytes.
 func (r Record) Line() []byte {
-	b, err := json.Marshal(r)
-	if err == nil && len(b) < MaxLine {
+	b := r.encode()
+	if len(b) < MaxLine {
 		return append(b, '\n')
 	}
 	r.Kwargs = nil
@@ -216,11 +211,118 @@ func (r Record) Line() []byte {
 		r.HooksOmitted += len(r.Hooks) - MaxHooks
 		r.Hooks = r.Hooks[:MaxHooks]
 	}
-	if b, err = json.Marshal(r); err != nil || len(b) >= MaxLine {
+	if b = r.encode(); len(b) >= MaxLine {
 		r.Answer = json.RawMessage(`{"event":` + string(protocol.String(r.Event)) + `}`)
-		b, _ = json.Marshal(r)
+		b = r.encode()
 	}
 	return append(b, '\n')
+}
+
+// encode writes the record as json.Marshal would read it back (the struct
+// tags are its schema), field by field rather than by reflection: exec's
+// exit waits for this line, and on a cold process encoding/json's first
+// look at a struct type costs more than the rest of the record together
+// (docs/performance.md). Raw members are our own JSON, already compact.
+func (r Record) encode() []byte {
+	o := protocol.Object{
+		{Key: "time", Value: protocol.String(r.Time.Format(time.RFC3339Nano))},
+		{Key: "via", Value: protocol.String(r.Via)},
+		{Key: "event", Value: protocol.String(r.Event)},
+	}
+	o = withString(o, "dialect", r.Dialect)
+	o = withString(o, "agent_event", r.AgentEvent)
+	o = withString(o, "session", r.Session)
+	o = withString(o, "tool", r.Tool)
+	o = withString(o, "cwd", r.Cwd)
+	if r.SafeMode {
+		o = append(o, protocol.Field{Key: "safe_mode", Value: jsonTrue})
+	}
+	if len(r.Kwargs) > 0 {
+		o = append(o, protocol.Field{Key: "kwargs", Value: r.Kwargs})
+	}
+	hooks := make([]json.RawMessage, len(r.Hooks))
+	for i, h := range r.Hooks {
+		hooks[i] = h.encode()
+	}
+	o = append(o, protocol.Field{Key: "hooks", Value: array(hooks)})
+	if r.HooksOmitted != 0 {
+		o = append(o, protocol.Field{Key: "hooks_omitted", Value: json.RawMessage(strconv.Itoa(r.HooksOmitted))})
+	}
+	if len(r.Answer) > 0 {
+		o = append(o, protocol.Field{Key: "answer", Value: r.Answer})
+	}
+	o = append(o, protocol.Field{Key: "duration_ms", Value: number(r.DurationMS)})
+	b, _ := o.MarshalJSON() // an Object always encodes
+	return b
+}
+
+func (h Hook) encode() json.RawMessage {
+	o := protocol.Object{
+		{Key: "source", Value: protocol.String(h.Source)},
+		{Key: "hook", Value: protocol.String(h.Hook)},
+	}
+	o = withString(o, "where", h.Where)
+	ran := jsonFalse
+	if h.Ran {
+		ran = jsonTrue
+	}
+	o = append(o, protocol.Field{Key: "ran", Value: ran})
+	o = withString(o, "reason", h.Reason)
+	o = withString(o, "detail", h.Detail)
+	if h.Drift {
+		o = append(o, protocol.Field{Key: "drift", Value: jsonTrue})
+	}
+	o = withString(o, "status", h.Status)
+	if h.ExitCode != nil {
+		o = append(o, protocol.Field{Key: "exit_code", Value: json.RawMessage(strconv.Itoa(*h.ExitCode))})
+	}
+	if h.DurationMS != 0 {
+		o = append(o, protocol.Field{Key: "duration_ms", Value: number(h.DurationMS)})
+	}
+	o = withString(o, "answer", h.Answer)
+	o = withString(o, "stdout", h.Stdout)
+	o = withString(o, "stderr", h.Stderr)
+	if len(h.Warnings) > 0 {
+		warnings := make([]json.RawMessage, len(h.Warnings))
+		for i, w := range h.Warnings {
+			warnings[i] = protocol.String(w)
+		}
+		o = append(o, protocol.Field{Key: "warnings", Value: array(warnings)})
+	}
+	b, _ := o.MarshalJSON()
+	return b
+}
+
+var (
+	jsonTrue  = json.RawMessage("true")
+	jsonFalse = json.RawMessage("false")
+)
+
+// withString adds key unless s is empty (omitempty).
+func withString(o protocol.Object, key, s string) protocol.Object {
+	if s == "" {
+		return o
+	}
+	return append(o, protocol.Field{Key: key, Value: protocol.String(s)})
+}
+
+// number is a duration in milliseconds as encoding/json writes it: plain
+// decimals, the shortest that reads back the same (a duration is never
+// small or large enough for its exponent form).
+func number(f float64) json.RawMessage {
+	return strconv.AppendFloat(nil, f, 'f', -1, 64)
+}
+
+// array joins encoded values into a JSON array.
+func array(items []json.RawMessage) json.RawMessage {
+	b := []byte{'['}
+	for i, v := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, v...)
+	}
+	return append(b, ']')
 }
 
 func ms(d time.Duration) float64 {
@@ -278,7 +380,7 @@ func bounded(obj protocol.Object, skip string) json.RawMessage {
 		out = append(out, protocol.Field{Key: f.Key, Value: v})
 	}
 	if left > 0 {
-		out = append(out, protocol.Field{Key: "…", Value: protocol.String(itoa(left) + " more keys left out")})
+		out = append(out, protocol.Field{Key: "…", Value: protocol.String(strconv.Itoa(left) + " more keys left out")})
 	}
 	b, err := out.MarshalJSON()
 	if err != nil {
@@ -287,12 +389,7 @@ func bounded(obj protocol.Object, skip string) json.RawMessage {
 	return b
 }
 
-func sizeNote(n int) string { return "[" + itoa(n) + " bytes]" }
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func sizeNote(n int) string { return "[" + strconv.Itoa(n) + " bytes]" }
 
 func redactTexts(ss []string) []string {
 	if len(ss) == 0 {

@@ -40,6 +40,12 @@ type Options struct {
 	Export func(Record)
 	// Discard writes no file (journal: false) and only exports.
 	Discard bool
+	// OneShot: Add keeps the firings (at most Queue) and Close writes them
+	// on its caller's goroutine. For commands that fire, print their answer,
+	// close and exit: a goroutine would only add a thread's wake-up to
+	// their exit (docs/performance.md). Close then has no grace, but it
+	// writes under the home whose config the command has just read.
+	OneShot bool
 }
 
 // Writer appends records to a journal file without making its callers
@@ -55,8 +61,11 @@ type Writer struct {
 	queue   chan *Firing // pointers: the channel's buffer stays small
 	done    chan struct{}
 	dropped atomic.Int64
-	warned  bool // only the writer goroutine touches it
+	warned  bool // only the writer goroutine (or a OneShot Close) touches it
 	closed  atomic.Bool
+
+	mu   sync.Mutex // guards held
+	held []*Firing  // OneShot: the firings Close writes
 }
 
 // NewWriter returns a writer of the journal at path; nothing is started or
@@ -78,6 +87,16 @@ func (w *Writer) Path() string { return w.path }
 // was dropped (the queue is full, or the writer is closed).
 func (w *Writer) Add(f Firing) bool {
 	if w == nil || w.closed.Load() {
+		return false
+	}
+	if w.opts.OneShot {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if len(w.held) < w.opts.Queue {
+			w.held = append(w.held, &f)
+			return true
+		}
+		w.dropped.Add(1)
 		return false
 	}
 	w.once.Do(w.start)
@@ -106,8 +125,21 @@ func (w *Writer) start() {
 
 // Close stops taking firings and waits at most grace for those queued to be
 // written; what is left then is lost (and the journal says nothing of it).
+// A OneShot writer writes them before returning.
 func (w *Writer) Close(grace time.Duration) {
 	if w == nil || w.closed.Swap(true) {
+		return
+	}
+	if w.opts.OneShot {
+		w.mu.Lock()
+		held := w.held
+		w.held = nil
+		w.mu.Unlock()
+		var batch []byte
+		for _, f := range held {
+			batch = append(batch, w.line(f)...)
+		}
+		w.flush(batch)
 		return
 	}
 	w.once.Do(func() {}) // never started: nothing to wait for
@@ -124,18 +156,8 @@ func (w *Writer) Close(grace time.Duration) {
 func (w *Writer) run() {
 	defer close(w.done)
 	var batch []byte
-	line := func(f *Firing) []byte {
-		rec := Build(*f)
-		if w.opts.Export != nil {
-			w.opts.Export(rec)
-		}
-		if w.opts.Discard {
-			return nil
-		}
-		return rec.Line()
-	}
 	for f := range w.queue {
-		batch = append(batch[:0], line(f)...)
+		batch = append(batch[:0], w.line(f)...)
 		// Whatever else is already queued goes in the same open and write.
 	more:
 		for len(batch) < 1<<20 {
@@ -144,19 +166,37 @@ func (w *Writer) run() {
 				if !ok {
 					break more
 				}
-				batch = append(batch, line(g)...)
+				batch = append(batch, w.line(g)...)
 			default:
 				break more
 			}
 		}
-		if len(batch) == 0 {
-			continue
-		}
-		if err := w.write(batch); err != nil && !w.warned {
-			w.warned = true // once per process: the next firing would say it again
-			if w.opts.Warn != nil {
-				w.opts.Warn(fmt.Sprintf("run journal %s: %v; firings are not recorded", w.path, err))
-			}
+		w.flush(batch)
+	}
+}
+
+// line is a firing's journal line, after handing its record to Export;
+// nothing when the journal only exports.
+func (w *Writer) line(f *Firing) []byte {
+	rec := Build(*f)
+	if w.opts.Export != nil {
+		w.opts.Export(rec)
+	}
+	if w.opts.Discard {
+		return nil
+	}
+	return rec.Line()
+}
+
+// flush writes whole lines, and warns once per process when it cannot.
+func (w *Writer) flush(lines []byte) {
+	if len(lines) == 0 {
+		return
+	}
+	if err := w.write(lines); err != nil && !w.warned {
+		w.warned = true // the next firing would say it again
+		if w.opts.Warn != nil {
+			w.opts.Warn(fmt.Sprintf("run journal %s: %v; firings are not recorded", w.path, err))
 		}
 	}
 }

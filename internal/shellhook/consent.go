@@ -13,7 +13,9 @@ import (
 type Verdict int
 
 const (
-	// Allow runs the hook.
+	// Allow runs the hook. A why with it says the hook runs although its
+	// approval had drifted (an accept channel approved it again): the
+	// drift, which its Result carries.
 	Allow Verdict = iota
 	// Skip does not run it; why is the whole warning.
 	Skip

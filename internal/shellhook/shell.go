@@ -121,8 +121,12 @@ func (s *ShellSource) Select(_ context.Context, call dispatch.Call) ([]dispatch.
 			skip(dispatch.SkipMatcher, MatcherMismatch(h.Matcher, tool, hasTool))
 			continue
 		}
+		drift := ""
 		if s.Consent != nil {
-			if v, why := s.Consent(h, call); v != Allow {
+			v, why := s.Consent(h, call)
+			if v == Allow {
+				drift = why
+			} else {
 				out = append(out, refused(h, v, why))
 				detail := NotApproved
 				if v == Close {
@@ -137,10 +141,10 @@ func (s *ShellSource) Select(_ context.Context, call dispatch.Call) ([]dispatch.
 			continue
 		}
 		if h.Stream {
-			out = append(out, &StreamHook{Config: h, Streams: s.Streams})
+			out = append(out, &StreamHook{Config: h, Streams: s.Streams, Drift: drift})
 			continue
 		}
-		out = append(out, &ShellHook{Config: h, Dialect: dialect})
+		out = append(out, &ShellHook{Config: h, Dialect: dialect, Drift: drift})
 	}
 	return s.closers(call, out), skips
 }
@@ -197,6 +201,8 @@ type ShellHook struct {
 	// Dialect, when set, translates payload and answer (SPEC §11); nil is
 	// Noora's own protocol.
 	Dialect Dialect
+	// Drift: consent let it run although its approval had drifted (Verdict).
+	Drift string
 }
 
 // Sequence implements dispatch.Sequenced: the entry's `sequence:`.
@@ -229,6 +235,12 @@ func Env(call dispatch.Call) []string {
 
 // Run implements Hook.
 func (h *ShellHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result {
+	res := h.run(ctx, call)
+	res.Drift = h.Drift
+	return res
+}
+
+func (h *ShellHook) run(ctx context.Context, call dispatch.Call) dispatch.Result {
 	res := dispatch.Result{HookInfo: h.Describe(), Status: dispatch.StatusOK}
 	argv, err := Argv(h.Config.Command)
 	if err != nil {

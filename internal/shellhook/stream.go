@@ -48,6 +48,8 @@ type StreamHook struct {
 	// adds one for every stream hook not listed under on_stream_end, so that
 	// on_stream_end closes every stream of its session.
 	CloseOnly bool
+	// Drift: consent let it run although its approval had drifted (Verdict).
+	Drift string
 }
 
 // Describe implements Hook.
@@ -68,10 +70,14 @@ func StreamQueueKey(command string) string {
 
 // Run implements Hook.
 func (h *StreamHook) Run(ctx context.Context, call dispatch.Call) dispatch.Result {
+	var res dispatch.Result
 	if h.Streams == nil {
-		return h.once(ctx, call)
+		res = h.once(ctx, call)
+	} else {
+		res = h.Streams.deliver(ctx, h, call)
 	}
-	return h.Streams.deliver(ctx, h, call)
+	res.Drift = h.Drift
+	return res
 }
 
 func (h *StreamHook) where() string {
