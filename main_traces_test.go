@@ -12,14 +12,14 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// cmdOTLPSpans (`otlpspans SINK`) decodes every OTLP/HTTP request the sink
+// cmdOTLPSpans (`otlpspans SINK [HEADER...]`) decodes every OTLP/HTTP request the sink
 // got with the official protobuf types (a TracesData is an
 // ExportTraceServiceRequest on the wire) and prints one line per span:
 // its name, trace id, parent (the firing's span as "firing") and its
-// attributes, sorted.
+// attributes, sorted. Each request's line shows the HEADERs named.
 func cmdOTLPSpans(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: otlpspans SINK")
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: otlpspans SINK [HEADER...]")
 	}
 	sinksMu.Lock()
 	s := sinks[ts][args[0]]
@@ -32,7 +32,11 @@ func cmdOTLPSpans(ts *testscript.TestScript, neg bool, args []string) {
 		if err := proto.Unmarshal(r.body, &td); err != nil {
 			ts.Fatalf("%s: not an OTLP protobuf request: %v", r.path, err)
 		}
-		fmt.Fprintf(ts.Stdout(), "request %s %s\n", r.path, r.header.Get("Content-Type"))
+		line := fmt.Sprintf("request %s %s", r.path, r.header.Get("Content-Type"))
+		for _, h := range args[1:] {
+			line += fmt.Sprintf(" %s=%q", h, r.header.Get(h))
+		}
+		fmt.Fprintln(ts.Stdout(), line)
 		for _, rs := range td.GetResourceSpans() {
 			for _, ss := range rs.GetScopeSpans() {
 				var firing []byte

@@ -90,7 +90,7 @@ func (t OutboundTarget) Wants(event protocol.Event, tool string, ok bool) bool {
 
 // SpoolLimit is outbound_spool_limit, or its default.
 func (c *Config) SpoolLimit() int {
-	if c.OutboundSpoolLimit <= 0 {
+	if c == nil || c.OutboundSpoolLimit <= 0 { // nil: no config read (safe mode)
 		return DefaultOutboundSpoolLimit
 	}
 	return c.OutboundSpoolLimit

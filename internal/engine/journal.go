@@ -37,32 +37,37 @@ func (e *Engine) openJournal() {
 	if e.opts.NoJournal || e.opts.HookTest {
 		return
 	}
-	off := e.Config != nil && e.Config.JournalOff
-	exporter := traces.FromEnv(e.opts.Getenv)
+	e.journal = openJournal(e.opts, e.Paths.Home, e.Config, e.opts.Origin.oneShot())
+}
+
+// openJournal is the run journal of a home with config cfg (nil: none
+// read), or nil when it is off and no traces are exported.
+func openJournal(opts Options, home string, cfg *config.Config, oneShot bool) *journal.Writer {
+	off := cfg != nil && cfg.JournalOff
+	exporter := traces.FromEnv(opts.Getenv, opts.Warn)
 	if off && exporter == nil {
-		return
+		return nil
 	}
-	opts := journal.Options{Warn: e.opts.Warn, Discard: off, OneShot: e.opts.Origin.oneShot()}
+	jo := journal.Options{Warn: opts.Warn, Discard: off, OneShot: oneShot}
 	if exporter != nil {
-		opts.Export = e.exportSpans(exporter)
+		jo.Export = exportSpans(opts, exporter, home, cfg.SpoolLimit())
 	}
-	e.journal = journal.NewWriter(journal.PathIn(e.Paths.Home), opts)
+	return journal.NewWriter(journal.PathIn(home), jo)
 }
 
 // exportSpans spools the spans of each firing for the collector, nested
 // under the caller's TRACEPARENT when it has one, and makes sure a sender
 // runs: serve's, or the background sender of one-shot commands.
-func (e *Engine) exportSpans(x *traces.Exporter) func(journal.Record) {
+func exportSpans(opts Options, x *traces.Exporter, home string, spoolLimit int) func(journal.Record) {
 	var parent *traces.Parent
-	if p, ok := traces.ParseTraceparent(e.opts.Getenv("TRACEPARENT")); ok {
+	if p, ok := traces.ParseTraceparent(opts.Getenv("TRACEPARENT")); ok {
 		parent = &p
 	}
-	home := e.Paths.Home
 	if abs, err := filepath.Abs(home); err == nil {
 		home = abs // the sender runs elsewhere
 	}
-	spool := outbound.Spool{Dir: outbound.DirOf(home), Limit: e.Config.SpoolLimit()}
-	opts, warned := e.opts, false
+	spool := outbound.Spool{Dir: outbound.DirOf(home), Limit: spoolLimit}
+	warned := false
 	return func(rec journal.Record) {
 		d, err := x.Delivery(rec, parent, Version)
 		if err == nil {
@@ -139,10 +144,16 @@ type GatewayFiring struct {
 // RecordGateway records a `gateway emit`: its handlers, each ok or failed,
 // and their results as the answer, unless the config turns the journal off.
 // It writes before returning (a one-shot command), so it is called after the
-// results were printed. opts gives the process (Warn, Now).
+// results were printed; with traces exported, the firing's spans go out
+// like exec's. opts gives the process (Warn, Now, Getenv).
 func RecordGateway(opts Options, f GatewayFiring) {
 	opts.defaults()
-	if cfg, err := config.Load(f.Paths.Config); err == nil && cfg.JournalOff {
+	cfg, err := config.Load(f.Paths.Config)
+	if err != nil {
+		cfg = nil // gateway hooks need no config: the journal is on
+	}
+	w := openJournal(opts, f.Paths.Home, cfg, true)
+	if w == nil {
 		return
 	}
 	report := dispatch.Report{Combined: protocol.Combined{Event: f.Event, Answer: protocol.Object{
@@ -156,7 +167,6 @@ func RecordGateway(opts Options, f GatewayFiring) {
 		}
 		report.Results = append(report.Results, res)
 	}
-	w := journal.NewWriter(journal.PathIn(f.Paths.Home), journal.Options{Warn: opts.Warn, OneShot: true})
 	w.Add(journal.Firing{Time: opts.Now(), Via: "gateway", Event: f.Event, Kwargs: protocol.Kwargs(f.Context), Cwd: f.Cwd, Report: report, Duration: time.Since(f.Start)})
 	w.Close(journalGrace)
 }

@@ -48,6 +48,36 @@ type Delivery struct {
 	// ContentType is "" for the JSON body of a webhook, or ContentProtobuf
 	// for the spans noora-hooks exports to an OTLP collector (package traces).
 	ContentType string
+	// Headers are sent with the request before noora-hooks' own, which a
+	// header of the same name cannot replace: the OTLP exporter's
+	// OTEL_EXPORTER_OTLP_HEADERS (an API key, say), kept in the private
+	// spool with the body they go with.
+	Headers []Header
+}
+
+// Header is one request header of a delivery.
+type Header struct {
+	Name, Value string
+}
+
+// MaxHeaders bounds the headers of one delivery.
+const MaxHeaders = 64
+
+// CheckHeader reports what makes a header unfit for a request: a name that
+// is not an HTTP token, a value with a control character.
+func CheckHeader(h Header) error {
+	if h.Name == "" || strings.IndexFunc(h.Name, func(r rune) bool { return r > '~' || !isTokenByte(byte(r)) }) >= 0 {
+		return fmt.Errorf("header name %q is not an HTTP token", h.Name)
+	}
+	if strings.IndexFunc(h.Value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) >= 0 {
+		return fmt.Errorf("the value of header %s holds a control character", h.Name)
+	}
+	return nil
+}
+
+// isTokenByte: RFC 9110's tchar.
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // ContentProtobuf is OTLP/HTTP's binary encoding.
@@ -113,6 +143,8 @@ type meta struct {
 	UserAgent string `json:"user_agent"`
 	// ContentType: see Delivery; omitted for JSON.
 	ContentType string `json:"content_type,omitempty"`
+	// Headers: see Delivery, as [name, value] pairs.
+	Headers [][2]string `json:"headers,omitempty"`
 }
 
 const formatVersion = 1
@@ -123,6 +155,7 @@ func (d Delivery) Encode() []byte {
 		Version: formatVersion, Target: d.Target, URL: d.URL, Event: d.Event, ID: d.ID,
 		Created: d.Created.UTC().Format(time.RFC3339Nano), TimeoutMS: d.Timeout.Milliseconds(),
 		Signature: d.Signature, UserAgent: d.UserAgent, ContentType: d.ContentType,
+		Headers: pairs(d.Headers),
 	})
 	out := make([]byte, 0, len(m)+1+len(d.Body))
 	out = append(out, m...)
@@ -191,13 +224,32 @@ func Decode(data []byte) (Delivery, error) {
 	default:
 		return bad("content_type %q is not one noora-hooks sends", m.ContentType)
 	}
+	if len(m.Headers) > MaxHeaders {
+		return bad("%d headers, over %d", len(m.Headers), MaxHeaders)
+	}
+	var headers []Header
+	for _, p := range m.Headers {
+		h := Header{Name: p[0], Value: p[1]}
+		if err := CheckHeader(h); err != nil {
+			return bad("%v", err)
+		}
+		headers = append(headers, h)
+	}
 	timeout := time.Duration(m.TimeoutMS) * time.Millisecond
 	timeout = min(max(timeout, config.MinOutboundTimeout), config.MaxOutboundTimeout)
 	return Delivery{
 		Target: m.Target, URL: m.URL, Event: m.Event, ID: m.ID, Created: created,
 		Timeout: timeout, Signature: m.Signature, UserAgent: m.UserAgent, Body: body,
-		ContentType: m.ContentType,
+		ContentType: m.ContentType, Headers: headers,
 	}, nil
+}
+
+func pairs(hs []Header) [][2]string {
+	out := make([][2]string, len(hs))
+	for i, h := range hs {
+		out[i] = [2]string{h.Name, h.Value}
+	}
+	return out
 }
 
 func checkURL(raw string) error {

@@ -489,9 +489,28 @@ func TestGetenvLastDefinitionWins(t *testing.T) {
 
 // FuzzDecode checks that any spool file content decodes without a panic, and
 // that what decodes is a delivery the sender can post.
+// A delivery's headers survive the spool; a spool file whose headers a
+// request could not carry is corrupt.
+func TestDeliveryHeaders(t *testing.T) {
+	d, _ := NewDelivery(target("t", "https://example.com/x", "on_session_end"), "on_session_end", protocol.Kwargs{}, "/", "", false, "v", time.Unix(1, 0))
+	d.Headers = []Header{{Name: "x-api-key", Value: "k=1"}, {Name: "X-Team", Value: "a b"}}
+	back, err := Decode(d.Encode())
+	if err != nil || len(back.Headers) != 2 || back.Headers[0] != d.Headers[0] || back.Headers[1] != d.Headers[1] {
+		t.Fatalf("headers read back as %q (%v), want %q", back.Headers, err, d.Headers)
+	}
+	for _, h := range []Header{{Name: "bad name", Value: "v"}, {Name: "", Value: "v"}, {Name: "x", Value: "a\r\nInjected: 1"}, {Name: "é", Value: "v"}} {
+		d.Headers = []Header{h}
+		if _, err := Decode(d.Encode()); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("header %q: Decode gave %v, want ErrCorrupt", h, err)
+		}
+	}
+}
+
 func FuzzDecode(f *testing.F) {
 	tg := target("t", "https://example.com/x", "on_session_end")
 	d, _ := NewDelivery(tg, "on_session_end", protocol.Kwargs{{Key: "a", Value: protocol.Raw(1)}}, "/", "k", true, "v", time.Unix(1, 0))
+	f.Add(d.Encode())
+	d.Headers = []Header{{Name: "x-api-key", Value: "k"}}
 	f.Add(d.Encode())
 	f.Add([]byte("{}\n{}"))
 	f.Add([]byte(`{"v":1,"target":"t","url":"ftp://x","event":"e","delivery_id":"` + strings.Repeat("a", 32) + `","created":"2026-01-01T00:00:00Z","timeout_ms":5,"user_agent":"u"}` + "\n{}"))
@@ -510,8 +529,18 @@ func FuzzDecode(f *testing.F) {
 		if _, err := http.NewRequest(http.MethodPost, d.URL, nil); err != nil {
 			t.Fatalf("decoded url %q cannot be posted: %v", d.URL, err)
 		}
+		req, _ := http.NewRequest(http.MethodPost, d.URL, nil)
+		for _, h := range d.Headers {
+			if CheckHeader(h) != nil || len(d.Headers) > MaxHeaders {
+				t.Fatalf("decoded an unusable header %q", h)
+			}
+			req.Header.Add(h.Name, h.Value)
+		}
+		if err := req.Header.Write(io.Discard); err != nil {
+			t.Fatalf("decoded headers cannot be written: %v", err)
+		}
 		again, err := Decode(d.Encode())
-		if err != nil || string(again.Body) != string(d.Body) || again.ID != d.ID {
+		if err != nil || string(again.Body) != string(d.Body) || again.ID != d.ID || len(again.Headers) != len(d.Headers) {
 			t.Fatalf("encode/decode does not round-trip: %v", err)
 		}
 	})

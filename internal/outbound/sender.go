@@ -103,6 +103,9 @@ func post(ctx context.Context, client *http.Client, d Delivery) Attempt {
 	if err != nil {
 		return Attempt{Err: err.Error()}
 	}
+	for _, h := range d.Headers {
+		req.Header.Add(h.Name, h.Value)
+	}
 	contentType := d.ContentType
 	if contentType == "" {
 		contentType = "application/json"

@@ -11,6 +11,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,12 +50,16 @@ type Exporter struct {
 	// as it is, else OTEL_EXPORTER_OTLP_ENDPOINT + "/v1/traces".
 	URL     string
 	Service string // OTEL_SERVICE_NAME, else "noora-hooks"
+	// Headers go with every export: OTEL_EXPORTER_OTLP_TRACES_HEADERS, else
+	// OTEL_EXPORTER_OTLP_HEADERS.
+	Headers []outbound.Header
 }
 
 // FromEnv returns the exporter the environment configures, or nil when
 // tracing is off: no endpoint, OTEL_SDK_DISABLED=true, or
-// OTEL_TRACES_EXPORTER=none.
-func FromEnv(getenv func(string) string) *Exporter {
+// OTEL_TRACES_EXPORTER=none. warn gets what of the headers' variable is
+// left out, and why.
+func FromEnv(getenv func(string) string, warn func(string)) *Exporter {
 	if strings.EqualFold(strings.TrimSpace(getenv("OTEL_SDK_DISABLED")), "true") ||
 		strings.EqualFold(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER")), "none") {
 		return nil
@@ -68,7 +76,59 @@ func FromEnv(getenv func(string) string) *Exporter {
 	if service == "" {
 		service = "noora-hooks"
 	}
-	return &Exporter{URL: url, Service: service}
+	x := &Exporter{URL: url, Service: service}
+	name := "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
+	value := getenv(name)
+	if strings.TrimSpace(value) == "" {
+		name = "OTEL_EXPORTER_OTLP_HEADERS"
+		value = getenv(name)
+	}
+	x.Headers = parseHeaders(name, value, warn)
+	return x
+}
+
+// parseHeaders reads the OpenTelemetry headers variable name: a
+// comma-separated list of key=value, each key and value percent-encoded
+// (OpenTelemetry's environment specification; the format of W3C baggage,
+// without its properties). An entry that is not one, or is not a header a
+// request can carry, is left out with a warning that never shows a value.
+func parseHeaders(name, value string, warn func(string)) []outbound.Header {
+	var out []outbound.Header
+	for i, entry := range strings.Split(value, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		if len(out) == outbound.MaxHeaders {
+			warn(fmt.Sprintf("%s: only the first %d headers are sent", name, outbound.MaxHeaders))
+			break
+		}
+		k, v, ok := strings.Cut(entry, "=")
+		key, kerr := url.PathUnescape(strings.TrimSpace(k))
+		val, verr := url.PathUnescape(strings.TrimSpace(v))
+		h := outbound.Header{Name: key, Value: val}
+		err := outbound.CheckHeader(h)
+		switch {
+		case !ok:
+			err = errors.New("no key=value")
+		case kerr != nil || verr != nil:
+			err = errors.New("bad percent-encoding")
+		}
+		if err != nil {
+			warn(fmt.Sprintf("%s: entry %d (%s) is left out: %v", name, i+1, redactedEntry(k), err))
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// redactedEntry names an entry by its key only: its value may be a secret.
+func redactedEntry(key string) string {
+	key = strings.TrimSpace(key)
+	if len(key) > 40 || strings.IndexFunc(key, func(r rune) bool { return r < ' ' || r > '~' }) >= 0 {
+		return "key not shown"
+	}
+	return "key " + strconv.Quote(key)
 }
 
 // Parent is a W3C trace context: the trace and span the firing's span nests
@@ -204,5 +264,6 @@ func (x *Exporter) Delivery(rec journal.Record, parent *Parent, version string) 
 		Target: "otlp " + x.URL, URL: x.URL, Event: "otlp.traces", ID: id, Created: time.Now(),
 		Timeout: 10 * time.Second, UserAgent: "noora-hooks/" + version,
 		Body: Encode(x.Service, version, Spans(rec, parent)), ContentType: outbound.ContentProtobuf,
+		Headers: x.Headers,
 	}, nil
 }

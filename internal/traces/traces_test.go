@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ type receiver struct {
 	mu       sync.Mutex
 	requests []*tracepb.TracesData
 	types    []string
+	headers  []http.Header
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -44,6 +46,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	r.requests = append(r.requests, &msg)
 	r.types = append(r.types, req.Header.Get("Content-Type"))
+	r.headers = append(r.headers, req.Header.Clone())
 	r.mu.Unlock()
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.WriteHeader(http.StatusOK) // an empty ExportTraceServiceResponse
@@ -71,8 +74,9 @@ func TestSpansReachACollectorUnderTheCallersTrace(t *testing.T) {
 	srv := httptest.NewServer(rcv)
 	defer srv.Close()
 	x := FromEnv(func(k string) string {
-		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/", "OTEL_SERVICE_NAME": "agent-hooks"}[k]
-	})
+		return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": srv.URL + "/", "OTEL_SERVICE_NAME": "agent-hooks",
+			"OTEL_EXPORTER_OTLP_HEADERS": "x-api-key=k%3D1,Content-Type=text/plain"}[k]
+	}, func(m string) { t.Errorf("warning: %s", m) })
 	if x == nil || x.URL != srv.URL+"/v1/traces" {
 		t.Fatalf("exporter = %+v, want the endpoint's /v1/traces", x)
 	}
@@ -102,6 +106,9 @@ func TestSpansReachACollectorUnderTheCallersTrace(t *testing.T) {
 
 	if len(rcv.requests) != 1 || rcv.types[0] != "application/x-protobuf" {
 		t.Fatalf("the collector got %d requests (%v), want one protobuf", len(rcv.requests), rcv.types)
+	}
+	if got := rcv.headers[0].Get("X-Api-Key"); got != "k=1" {
+		t.Errorf("x-api-key = %q, want the header OTEL_EXPORTER_OTLP_HEADERS names, decoded", got)
 	}
 	rs := rcv.requests[0].GetResourceSpans()
 	if len(rs) != 1 || attr(rs[0].GetResource().GetAttributes(), "service.name") != "agent-hooks" {
@@ -171,13 +178,52 @@ func TestTracingIsConfiguredByTheStandardVariables(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			x := FromEnv(func(k string) string { return tt.env[k] })
+			x := FromEnv(func(k string) string { return tt.env[k] }, func(string) {})
 			got := ""
 			if x != nil {
 				got = x.URL
 			}
 			if got != tt.want {
 				t.Errorf("URL = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeadersFromTheStandardVariables(t *testing.T) {
+	tests := []struct {
+		name     string
+		env      map[string]string
+		want     string
+		warnings string
+	}{
+		{"none", nil, "", ""},
+		{"the list, decoded and trimmed", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": " api-key = a%20b ,x-team=t1,, "}, "api-key: a b|x-team: t1", ""},
+		{"the traces variable replaces the general one", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1", "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "b=2"}, "b: 2", ""},
+		{"a value may hold =", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "authorization=Basic dXNlcjpwYXNz=="}, "authorization: Basic dXNlcjpwYXNz==", ""},
+		{"bad entries are left out, their values never shown", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "ok=1,novalue,bad key=s3cret,x=%zz,y=a%0Ab"},
+			"ok: 1", `OTEL_EXPORTER_OTLP_HEADERS: entry 2 (key "novalue") is left out: no key=value|` +
+				`OTEL_EXPORTER_OTLP_HEADERS: entry 3 (key "bad key") is left out: header name "bad key" is not an HTTP token|` +
+				`OTEL_EXPORTER_OTLP_HEADERS: entry 4 (key "x") is left out: bad percent-encoding|` +
+				`OTEL_EXPORTER_OTLP_HEADERS: entry 5 (key "y") is left out: the value of header y holds a control character`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			var warnings []string
+			x := FromEnv(func(k string) string { return env[k] }, func(m string) { warnings = append(warnings, m) })
+			var got []string
+			for _, h := range x.Headers {
+				got = append(got, h.Name+": "+h.Value)
+			}
+			if strings.Join(got, "|") != tt.want || strings.Join(warnings, "|") != tt.warnings {
+				t.Errorf("headers %q, warnings %q;\nwant %q, %q", got, warnings, tt.want, tt.warnings)
+			}
+			if strings.Contains(strings.Join(warnings, ""), "s3cret") {
+				t.Error("a warning shows a value")
 			}
 		})
 	}
@@ -238,3 +284,25 @@ func attr(kvs []*commonpb.KeyValue, key string) string {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func FuzzParseHeaders(f *testing.F) {
+	for _, s := range []string{"a=b,c=d", "x=%zz", "=v", "k=v%0D%0AInjected:%201", ",,,", "authorization=Bearer t=="} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		hs := parseHeaders("V", value, func(string) {})
+		if len(hs) > outbound.MaxHeaders {
+			t.Fatalf("%d headers, over the bound", len(hs))
+		}
+		req, _ := http.NewRequest(http.MethodPost, "http://c/v1/traces", nil)
+		for _, h := range hs {
+			if err := outbound.CheckHeader(h); err != nil {
+				t.Fatalf("kept a header a request cannot carry: %v", err)
+			}
+			req.Header.Add(h.Name, h.Value)
+		}
+		if err := req.Header.Write(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
