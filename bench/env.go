@@ -134,7 +134,8 @@ func (e *Env) Home(configYAML string) (string, error) {
 // ExecResult is one run of exec.
 type ExecResult struct {
 	Wall   time.Duration
-	MaxRSS int64 // bytes: the peak of exec and of the hooks it waited for (wait4's rusage)
+	CPU    time.Duration // user + system, of exec and of the hooks it waited for
+	MaxRSS int64         // bytes: the peak of exec and of the hooks it waited for (wait4's rusage)
 	Stdout []byte
 }
 
@@ -156,7 +157,8 @@ func (e *Env) Exec(home, event string, payload []byte) (ExecResult, error) {
 	if stderr.Len() > 0 && !bytes.Contains(stderr.Bytes(), []byte("stdout is over")) {
 		return ExecResult{}, fmt.Errorf("exec %s warned: %s", event, stderr.Bytes())
 	}
-	return ExecResult{Wall: wall, MaxRSS: maxRSS(cmd.ProcessState), Stdout: stdout.Bytes()}, nil
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return ExecResult{Wall: wall, CPU: cpu, MaxRSS: maxRSS(cmd.ProcessState), Stdout: stdout.Bytes()}, nil
 }
 
 // Spawn runs program with args directly, payload on stdin, as a host that

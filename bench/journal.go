@@ -10,8 +10,9 @@ import (
 // execJournal measures what the run journal costs exec: the floor (no hook)
 // and one trivial hook, each with `journal: false` and with the journal on,
 // interleaved run by run so that the machine's load hits both alike. The
-// journal is written after the answer, by a goroutine; the figure is the
-// whole process's wall, which is what a host waiting for exec sees.
+// journal is written after the answer, as exec closes; the figure is the
+// whole process's wall, which is what a host waiting for exec sees, and its
+// CPU time, which a loaded machine inflates less.
 func execJournal(e *Env) ([]Figure, error) {
 	var figs []Figure
 	for _, c := range []struct {
@@ -29,7 +30,7 @@ func execJournal(e *Env) ([]Figure, error) {
 			return nil, err
 		}
 		n := e.Runs(60)
-		var offWalls, onWalls, deltas []float64
+		var offWalls, onWalls, deltas, offCPU, onCPU []float64
 		for i := 0; i < n; i++ {
 			a, err := e.Exec(off, "pre_tool_call", ToolPayload)
 			if err != nil {
@@ -41,6 +42,7 @@ func execJournal(e *Env) ([]Figure, error) {
 			}
 			offWalls, onWalls = append(offWalls, a.Wall.Seconds()), append(onWalls, b.Wall.Seconds())
 			deltas = append(deltas, b.Wall.Seconds()-a.Wall.Seconds())
+			offCPU, onCPU = append(offCPU, a.CPU.Seconds()), append(onCPU, b.CPU.Seconds())
 		}
 		offFig := Figure{Name: c.name + ", journal off", Unit: Seconds, Samples: offWalls}
 		onFig := Figure{Name: c.name + ", journal on", Unit: Seconds, Samples: onWalls}
@@ -50,6 +52,10 @@ func execJournal(e *Env) ([]Figure, error) {
 			// (journal/): a difference of two process walls is noise at
 			// that scale on a shared machine.
 			Note: "difference of the medians (goal 0.2 ms: see BenchmarkExecJournal); per-run differences spread " + format(Seconds, percentile(deltas, 10)) + " - " + format(Seconds, percentile(deltas, 90)),
+		}, Figure{
+			Name: c.name + ", CPU on minus off", Unit: Seconds,
+			Samples: []float64{percentile(onCPU, 50) - percentile(offCPU, 50)},
+			Note:    "difference of the medians of exec's user + system time (wait4's rusage)",
 		})
 	}
 	tracing, err := execTracing(e)
