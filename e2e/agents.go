@@ -25,9 +25,12 @@ type agent struct {
 }
 
 // setup is what a session needs: its throw-away home and project, the hook
-// command to register, and the fake model's URL.
+// command to register, the fake model's URL, where to save each hook
+// payload too ("": nowhere), and the tools the model will call besides the
+// shell.
 type setup struct {
-	home, project, hook, url string
+	home, project, hook, url, record string
+	tools                            []string
 }
 
 const prompt = "run the command"
@@ -37,14 +40,26 @@ var agents = map[string]*agent{
 		packages: []string{"@anthropic-ai/claude-code@2.1.332"}, bin: "claude",
 		setup: func(s setup) ([]string, []string, error) {
 			events := []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"}
-			if err := writeJSONFile(filepath.Join(s.project, ".claude", "settings.json"), claudeHooks(events, s.hook)); err != nil {
+			settings := claudeHooks(events, s.hook, s.record)
+			// The fetch would first ask claude.ai whether the domain is
+			// safe; offline, it would never fetch.
+			settings["skipWebFetchPreflight"] = true
+			if err := writeJSONFile(filepath.Join(s.project, ".claude", "settings.json"), settings); err != nil {
 				return nil, nil, err
 			}
 			env := []string{"ANTHROPIC_BASE_URL=" + s.url, "ANTHROPIC_API_KEY=sk-e2e",
 				"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
 				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 				"IS_SANDBOX=1"} // lets bypassPermissions run as root
-			return []string{"-p", prompt, "--output-format", "json", "--permission-mode", "bypassPermissions"}, env, nil
+			argv := []string{"-p", prompt, "--output-format", "json", "--permission-mode", "bypassPermissions"}
+			if len(s.tools) > 0 {
+				// The native build leaves Glob and Grep out (Bash's find
+				// and grep stand in) unless they are asked for by name.
+				argv = append(argv, "--allowedTools", strings.Join(s.tools, ","))
+				// WebFetch's page is the fake's, with its own certificate.
+				env = append(env, "NODE_TLS_REJECT_UNAUTHORIZED=0")
+			}
+			return argv, env, nil
 		}},
 	"gemini": {name: "gemini", title: "Gemini CLI", version: "0.61.0",
 		packages: []string{"@google/gemini-cli@0.61.0"}, bin: "gemini",
@@ -61,7 +76,7 @@ var agents = map[string]*agent{
 				return nil, nil, err
 			}
 			events := []string{"BeforeTool", "AfterTool", "BeforeAgent", "AfterAgent"}
-			if err := writeJSONFile(filepath.Join(s.project, ".gemini", "settings.json"), claudeHooks(events, s.hook)); err != nil {
+			if err := writeJSONFile(filepath.Join(s.project, ".gemini", "settings.json"), claudeHooks(events, s.hook, s.record)); err != nil {
 				return nil, nil, err
 			}
 			env := []string{"GEMINI_API_KEY=e2e", "GOOGLE_GEMINI_BASE_URL=" + s.url, "GEMINI_CLI_NO_RELAUNCH=true",
@@ -107,7 +122,7 @@ trust_level = "trusted"
 				return nil, nil, err
 			}
 			events := []string{"PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"}
-			if err := writeJSONFile(filepath.Join(s.project, ".codex", "hooks.json"), claudeHooks(events, s.hook)); err != nil {
+			if err := writeJSONFile(filepath.Join(s.project, ".codex", "hooks.json"), claudeHooks(events, s.hook, s.record)); err != nil {
 				return nil, nil, err
 			}
 			env := []string{"CODEX_HOME=" + codexHome, "E2E_OPENAI_API_KEY=e2e"}
@@ -132,11 +147,17 @@ trust_level = "trusted"
 }
 
 // claudeHooks is the hooks object all three agents read: one group per
-// event, with the one command.
-func claudeHooks(events []string, command string) map[string]any {
+// event, with the one command, and with record set, a second one that saves
+// the payload as record/<event>-*.json.
+func claudeHooks(events []string, command, record string) map[string]any {
 	hooks := map[string]any{}
 	for _, ev := range events {
-		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command}}}}
+		group := []any{map[string]any{"type": "command", "command": command}}
+		if record != "" {
+			save := fmt.Sprintf(`cat > "$(mktemp %s)"`, shQuote(filepath.Join(record, ev+"-XXXXXX.json")))
+			group = append(group, map[string]any{"type": "command", "command": save})
+		}
+		hooks[ev] = []any{map[string]any{"hooks": group}}
 	}
 	return map[string]any{"hooks": hooks}
 }

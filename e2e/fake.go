@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 )
@@ -16,13 +17,27 @@ import (
 // request that offers the agent's shell tool gets a call of it; a request
 // that carries the tool's result gets the text "done"; anything else (titles,
 // routing, checks) gets "ok" or the smallest object its JSON schema allows.
+// Claude Code can be asked for a list of its tools' calls instead.
 type fakeModel struct {
 	command string // the shell command the model asks for
-	srv     *http.Server
-	addr    string
+	// claudeCalls, when set, are the tool calls the model asks Claude Code
+	// for instead, one per turn, in order: the request that carries n tool
+	// results gets call n, and once all have results, "done".
+	claudeCalls []toolCall
+	srv         *http.Server
+	addr        string
+	// page serves one web page over https, for WebFetch, which fetches
+	// https only.
+	page *httptest.Server
 
 	mu       sync.Mutex
 	requests []fakeRequest
+}
+
+// toolCall is one call of a Claude Code tool, by its name and tool_input.
+type toolCall struct {
+	Name  string
+	Input map[string]any
 }
 
 // fakeRequest is one model request, as the checks need it.
@@ -36,20 +51,31 @@ type fakeRequest struct {
 // maxBody bounds a recorded request body; the checks look for short markers.
 const maxBody = 4 << 20
 
-func startFake(command string) (*fakeModel, error) {
+func startFake(command string, claudeCalls []toolCall) (*fakeModel, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("fake model: listen: %w", err)
 	}
-	f := &fakeModel{command: command, addr: ln.Addr().String()}
+	f := &fakeModel{command: command, claudeCalls: claudeCalls, addr: ln.Addr().String()}
 	f.srv = &http.Server{Handler: f}
 	go f.srv.Serve(ln) //nolint:errcheck // ends with Close
+	f.page = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body><h1>E2E page</h1><p>Fetched.</p></body></html>\n")
+	}))
 	return f, nil
 }
 
-func (f *fakeModel) Close() { f.srv.Close() }
+func (f *fakeModel) Close() {
+	f.srv.Close()
+	f.page.Close()
+}
 
 func (f *fakeModel) URL() string { return "http://" + f.addr }
+
+// PageURL is the web page's address: https, with a certificate no one
+// trusts.
+func (f *fakeModel) PageURL() string { return f.page.URL + "/page" }
 
 // Requests returns what the agent asked so far.
 func (f *fakeModel) Requests() []fakeRequest {
@@ -103,22 +129,38 @@ func writeSSE(w http.ResponseWriter, data []byte) {
 
 // Anthropic Messages API (Claude Code).
 func (f *fakeModel) anthropic(w http.ResponseWriter, path, body string, req map[string]any) {
-	offers := false
+	offers, searches := false, false
 	for _, t := range list(req["tools"]) {
-		if m, ok := t.(map[string]any); ok && m["name"] == "Bash" {
-			offers = true
-		}
+		m, _ := t.(map[string]any)
+		offers = offers || m["name"] == "Bash"
+		searches = searches || m["name"] == "web_search"
 	}
-	hasResult := strings.Contains(body, `"tool_result"`)
+	calls := f.claudeCalls
+	if len(calls) == 0 {
+		calls = []toolCall{{Name: "Bash", Input: map[string]any{"command": f.command, "description": "e2e"}}}
+	}
+	results := toolResults(req)
 	var blocks []map[string]any
 	kind, stop := "side", "end_turn"
 	switch {
-	case hasResult:
+	case results >= len(calls):
+		kind, blocks = "final", []map[string]any{{"type": "text", "text": "done"}}
+	case offers && !strings.Contains(firstMessage(req), prompt):
+		// A subagent (the Agent tool's): it has nothing to do.
 		kind, blocks = "final", []map[string]any{{"type": "text", "text": "done"}}
 	case offers:
 		kind, stop = "tool_call", "tool_use"
-		blocks = []map[string]any{{"type": "tool_use", "id": "toolu_e2e1", "name": "Bash",
-			"input": map[string]any{"command": f.command, "description": "e2e"}}}
+		c := calls[results]
+		blocks = []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_e2e%d", results+1), "name": c.Name, "input": c.Input}}
+	case searches:
+		// WebSearch asks a model that has the server-side search tool;
+		// it searches once and finds one page.
+		blocks = []map[string]any{
+			{"type": "server_tool_use", "id": "srvtoolu_e2e1", "name": "web_search", "input": map[string]any{"query": "e2e"}},
+			{"type": "web_search_tool_result", "tool_use_id": "srvtoolu_e2e1", "content": []any{map[string]any{
+				"type": "web_search_result", "title": "E2E page", "url": "https://example.com/e2e", "encrypted_content": "", "page_age": nil}}},
+			{"type": "text", "text": "E2E page is the one result."},
+		}
 	default:
 		blocks = []map[string]any{{"type": "text", "text": "ok"}}
 	}
@@ -143,19 +185,48 @@ func (f *fakeModel) anthropic(w http.ResponseWriter, path, body string, req map[
 	start["content"], start["stop_reason"] = []any{}, nil
 	ev("message_start", map[string]any{"message": start})
 	for i, blk := range blocks {
-		if blk["type"] == "text" {
+		switch blk["type"] {
+		case "text":
 			ev("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
 			ev("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": blk["text"]}})
-		} else {
-			ev("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "tool_use", "id": blk["id"], "name": blk["name"], "input": map[string]any{}}})
+		case "tool_use", "server_tool_use":
+			ev("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": blk["type"], "id": blk["id"], "name": blk["name"], "input": map[string]any{}}})
 			in, _ := json.Marshal(blk["input"])
 			ev("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
+		default: // a server tool's result comes whole
+			ev("content_block_start", map[string]any{"index": i, "content_block": blk})
 		}
 		ev("content_block_stop", map[string]any{"index": i})
 	}
 	ev("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
 	ev("message_stop", map[string]any{})
 	writeSSE(w, b.Bytes())
+}
+
+// toolResults counts the tool_result blocks in a Messages API request: how
+// many of the model's calls have been answered.
+func toolResults(req map[string]any) int {
+	n := 0
+	for _, m := range list(req["messages"]) {
+		msg, _ := m.(map[string]any)
+		for _, b := range list(msg["content"]) {
+			if blk, ok := b.(map[string]any); ok && blk["type"] == "tool_result" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// firstMessage is the text of a Messages API request's first message: the
+// prompt the conversation started from.
+func firstMessage(req map[string]any) string {
+	msgs := list(req["messages"])
+	if len(msgs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(msgs[0])
+	return string(b)
 }
 
 // Gemini API v1beta (Gemini CLI).

@@ -4,7 +4,10 @@
 // block, rewrite, context, stop and pass-through. It installs the pinned
 // versions from npm into a cache directory the first time.
 //
-//	go run ./e2e [-bin bin/noora-hooks] [-cache DIR] [-agents claude,gemini,codex] [-keep]
+//	go run ./e2e [-bin bin/noora-hooks] [-cache DIR] [-agents claude,gemini,codex] [-scenarios a,b] [-keep] [-capture DIR]
+//
+// -capture saves every hook payload the agents send: that is how the real
+// payloads under internal/compat/testdata are recorded.
 //
 // It needs node and npm, and the network once, for the installs; the runs
 // themselves talk only to 127.0.0.1. `make e2e` runs it; `make test` does
@@ -41,6 +44,11 @@ type scenario struct {
 	// xfail names agents whose bridge does not carry this answer yet, with
 	// the reason; their failure is reported, not counted.
 	xfail map[string]string
+	// claude, when set, are the tool calls the model asks Claude Code for
+	// in turn, instead of the one shell command; {{PROJECT}} in their
+	// inputs is the project directory, {{PAGE}} a web page's address. Such a
+	// scenario runs for Claude Code only.
+	claude []toolCall
 }
 
 var scenarios = []scenario{
@@ -109,6 +117,31 @@ var scenarios = []scenario{
 		check: func(r *run) error {
 			return r.modelSaw("E2E-KEEP-GOING")
 		}},
+	{name: "tool-results",
+		// Claude Code's own tools, each once; with -capture, their
+		// PostToolUse payloads are internal/compat/testdata/claude.
+		config: "hooks:\n  post_tool_call:\n    - command: sh -c 'cat > /dev/null'\n",
+		claude: []toolCall{
+			{"Write", map[string]any{"file_path": "{{PROJECT}}/notes.txt", "content": "alpha\nbeta\n"}},
+			{"Edit", map[string]any{"file_path": "{{PROJECT}}/notes.txt", "old_string": "beta", "new_string": "gamma"}},
+			{"Read", map[string]any{"file_path": "{{PROJECT}}/notes.txt"}},
+			{"Write", map[string]any{"file_path": "{{PROJECT}}/notes.txt", "content": "alpha\ngamma\nomega\n"}},
+			{"Glob", map[string]any{"pattern": "*.txt"}},
+			{"Grep", map[string]any{"pattern": "gamma"}},
+			{"Grep", map[string]any{"pattern": "gamma", "output_mode": "content", "-n": true}},
+			{"Grep", map[string]any{"pattern": "a", "output_mode": "count"}},
+			{"WebFetch", map[string]any{"url": "{{PAGE}}", "prompt": "summarize"}},
+			{"WebSearch", map[string]any{"query": "noora hooks"}},
+			{"Agent", map[string]any{"description": "e2e", "prompt": "say done", "subagent_type": "general-purpose", "run_in_background": false}},
+		},
+		check: func(r *run) error {
+			for _, q := range r.fake.Requests() {
+				if i := strings.Index(q.Body, "tool_use_error"); i >= 0 {
+					return fmt.Errorf("a tool call failed: %s", tail(q.Body[:min(len(q.Body), i+200)], 300))
+				}
+			}
+			return r.modelSaw("E2E page is the one result.")
+		}},
 }
 
 func main() {
@@ -117,6 +150,7 @@ func main() {
 	only := flag.String("agents", "claude,gemini,codex", "which agents to drive")
 	keep := flag.Bool("keep", false, "keep each run's directory and say where")
 	pick := flag.String("scenarios", "", "run only these scenarios (comma-separated; default: all)")
+	capture := flag.String("capture", "", "also save every hook payload each agent sends, under DIR/<agent>/<scenario>/<event>-*.json")
 	flag.Parse()
 	wanted := map[string]bool{}
 	for _, n := range strings.Split(*pick, ",") {
@@ -144,10 +178,19 @@ func main() {
 		}
 		fmt.Printf("== %s %s (%s)\n", a.title, a.version, exe)
 		for _, sc := range scenarios {
-			if len(wanted) > 0 && !wanted[sc.name] {
+			if len(wanted) > 0 && !wanted[sc.name] || sc.claude != nil && a.name != "claude" {
 				continue
 			}
-			r, err := drive(a, exe, abs, sc, *keep)
+			record := ""
+			if *capture != "" {
+				if record, err = filepath.Abs(filepath.Join(*capture, a.name, sc.name)); err == nil {
+					err = os.MkdirAll(record, 0o755)
+				}
+				if err != nil {
+					fatalf("capture: %v", err)
+				}
+			}
+			r, err := drive(a, exe, abs, sc, record)
 			if err == nil {
 				err = sc.check(r)
 			}
@@ -240,8 +283,9 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// drive runs one agent session for one scenario.
-func drive(a *agent, exe, bin string, sc scenario, keep bool) (*run, error) {
+// drive runs one agent session for one scenario; record, when set, is
+// where each hook payload is saved too.
+func drive(a *agent, exe, bin string, sc scenario, record string) (*run, error) {
 	dir, err := os.MkdirTemp("", "noora-e2e-"+a.name+"-")
 	if err != nil {
 		return nil, err
@@ -262,14 +306,21 @@ func drive(a *agent, exe, bin string, sc scenario, keep bool) (*run, error) {
 			return r, err
 		}
 	}
-	fake, err := startFake(toolCommand)
+	fake, err := startFake(toolCommand, nil)
 	if err != nil {
 		return r, err
 	}
 	defer fake.Close()
 	r.fake = fake
+	if fake.claudeCalls, err = expand(sc.claude, map[string]string{"{{PROJECT}}": r.project, "{{PAGE}}": fake.PageURL()}); err != nil {
+		return r, err
+	}
 	hook := fmt.Sprintf("NOORA_HOME=%s %s exec --dialect %s --accept-hooks", shQuote(noora), shQuote(bin), a.name)
-	argv, env, err := a.setup(setup{home: home, project: r.project, hook: hook, url: fake.URL()})
+	s := setup{home: home, project: r.project, hook: hook, url: fake.URL(), record: record}
+	for _, c := range sc.claude {
+		s.tools = append(s.tools, c.Name)
+	}
+	argv, env, err := a.setup(s)
 	if err != nil {
 		return r, err
 	}
@@ -286,6 +337,26 @@ func drive(a *agent, exe, bin string, sc scenario, keep bool) (*run, error) {
 		return r, fmt.Errorf("%s did not finish within %s", a.title, runTimeout)
 	}
 	return r, nil
+}
+
+// expand puts the run's values into the tool calls' inputs, by their
+// placeholders.
+func expand(calls []toolCall, values map[string]string) ([]toolCall, error) {
+	if calls == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(calls)
+	if err != nil {
+		return nil, err
+	}
+	text := string(b)
+	for k, v := range values {
+		quoted, _ := json.Marshal(v)
+		text = strings.ReplaceAll(text, k, string(quoted[1:len(quoted)-1]))
+	}
+	var out []toolCall
+	err = json.Unmarshal([]byte(text), &out)
+	return out, err
 }
 
 func baseEnv(home string) []string {

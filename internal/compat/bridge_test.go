@@ -19,8 +19,8 @@ func TestDecodeClaude(t *testing.T) {
 	}{
 		{"PreToolUse", `{` + claudeCommon + `,"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"npm test","timeout":60000},"tool_use_id":"toolu_01"}`,
 			"pre_tool_call", `{` + kwCommon + `,"tool_name":"terminal","args":{"command":"npm test","timeout":60},"tool_call_id":"toolu_01"}`},
-		{"PostToolUse", `{` + claudeCommon + `,"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/p/a.txt","content":"x"},"tool_response":{"filePath":"/p/a.txt","success":true},"tool_use_id":"toolu_02"}`,
-			"post_tool_call", `{` + kwCommon + `,"tool_name":"write_file","args":{"path":"/p/a.txt","content":"x"},"result":"{\"filePath\":\"/p/a.txt\",\"success\":true}","tool_call_id":"toolu_02","status":"success"}`},
+		{"PostToolUse Write: the tool_response becomes write_file's result", `{` + claudeCommon + `,"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/p/a.txt","content":"x"},"tool_response":{"type":"create","filePath":"/p/a.txt","content":"x"},"tool_use_id":"toolu_02"}`,
+			"post_tool_call", `{` + kwCommon + `,"tool_name":"write_file","args":{"path":"/p/a.txt","content":"x"},"result":"{\"bytes_written\":1,\"resolved_path\":\"/p/a.txt\",\"files_modified\":[\"/p/a.txt\"],\"type\":\"create\"}","tool_call_id":"toolu_02","status":"success"}`},
 		{"PostToolUse Bash: the tool_response becomes the terminal's result", `{` + claudeCommon + `,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":"a\nb","stderr":"warn","interrupted":false,"isImage":false},"tool_use_id":"toolu_09"}`,
 			"post_tool_call", `{` + kwCommon + `,"tool_name":"terminal","args":{"command":"ls"},"result":"{\"output\":\"a\\nb\\nwarn\",\"exit_code\":0,\"error\":null}","tool_call_id":"toolu_09","status":"success"}`},
 		{"PostToolUseFailure", `{` + claudeCommon + `,"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{"command":"make"},"tool_use_id":"toolu_03","error":"exit status 2","is_interrupt":false}`,

@@ -81,3 +81,36 @@ func FuzzImportAgents(f *testing.F) {
 		}
 	})
 }
+
+// FuzzToolResults: whatever a Noora tool returns and whatever Claude Code
+// sends as tool_response, the converters do not panic, and what they give
+// is JSON: a value for Claude, a JSON string for Noora.
+func FuzzToolResults(f *testing.F) {
+	f.Add(uint8(2), []byte(`{"path":"a","content":"x"}`), []byte(`{"bytes_written":1,"dirs_created":true,"resolved_path":"/a"}`))
+	f.Add(uint8(4), []byte(`{"path":"a","old_string":"b","new_string":"c"}`), []byte(`{"success":true,"diff":"--- a\n+++ a\n@@ -1 +1 @@\n-b\n+c\n","files_modified":["/a"]}`))
+	f.Add(uint8(5), []byte(`{"pattern":"*","target":"files"}`), []byte(`{"total_count":1,"files":["a"]}`))
+	f.Add(uint8(6), []byte(`{"pattern":"x","output_mode":"count"}`), []byte(`{"total_count":2,"counts":{"a":2}}`))
+	f.Add(uint8(6), []byte(`{"pattern":"x"}`), []byte(`{"total_count":5,"matches_text":"a\n  1: x\n  x: y"}`))
+	f.Add(uint8(7), []byte(`{"query":"q"}`), []byte(`{"query":"q","results":[{"tool_use_id":"t","content":[{"title":"T","url":"u"}]},"text"]}`))
+	f.Add(uint8(8), []byte(`{"urls":["u"]}`), []byte(`{"results":[{"url":"u","content":"c","error":null}]}`))
+	f.Add(uint8(4), []byte(`{}`), []byte(`{"filePath":"a","structuredPatch":[{"oldStart":1,"oldLines":"x","lines":[1]}]}`))
+	f.Fuzz(func(t *testing.T, tool uint8, args, result []byte) {
+		rule := &claudeTools[int(tool)%len(claudeTools)]
+		a, err := protocol.ParseObject(args)
+		if err != nil {
+			a = nil
+		}
+		if !gjson.ValidBytes(result) {
+			result = protocol.String(string(result))
+		}
+		if got := claudeResponse(rule.Noora, a, protocol.String(string(result))); !gjson.ValidBytes(got) {
+			t.Fatalf("claudeResponse(%s, %s, %q) = %s: not JSON", rule.Noora, args, result, got)
+		}
+		if got := claudeResponse(rule.Noora, a, result); !gjson.ValidBytes(got) {
+			t.Fatalf("claudeResponse(%s, %s, %s) = %s: not JSON", rule.Noora, args, result, got)
+		}
+		if got := gjson.ParseBytes(nooraResult(rule.Claude, result)); got.Type != gjson.String || !gjson.Valid(got.Raw) {
+			t.Fatalf("nooraResult(%s, %s) = %s: not a JSON string", rule.Claude, result, got.Raw)
+		}
+	})
+}

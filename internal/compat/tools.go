@@ -24,6 +24,12 @@ type ToolRule struct {
 	// nil: always.
 	Picks func(args protocol.Object) bool
 	Keys  []KeyRule
+	// ClaudeResult and NooraResult convert the tool's result (results.go):
+	// Noora's result object, with the call's arguments in Noora's keys, to
+	// Claude's tool_response, and back. ok=false, or nil: the result is not
+	// in the shape they know, and passes through as it is.
+	ClaudeResult func(result gjson.Result, args protocol.Object) (response protocol.Object, ok bool)
+	NooraResult  func(response gjson.Result) (result protocol.Object, ok bool)
 }
 
 // KeyRule renames one tool_input key, converting its value where the two
@@ -43,16 +49,22 @@ var claudeTools = []ToolRule{
 		// Noora's terminal timeout is in seconds, Bash's in milliseconds.
 		{Noora: "timeout", Claude: "timeout", ToClaude: scale(1000), ToNoora: scale(0.001)},
 		{Noora: "background", Claude: "run_in_background"},
-	}},
-	{Noora: "read_file", Claude: "Read", Keys: []KeyRule{{Noora: "path", Claude: "file_path"}}},
-	{Noora: "write_file", Claude: "Write", Keys: []KeyRule{{Noora: "path", Claude: "file_path"}}},
+	}, ClaudeResult: bashResponse, NooraResult: terminalResult},
+	{Noora: "read_file", Claude: "Read", Keys: []KeyRule{{Noora: "path", Claude: "file_path"}},
+		ClaudeResult: readResponse, NooraResult: readFileResult},
+	{Noora: "write_file", Claude: "Write", Keys: []KeyRule{{Noora: "path", Claude: "file_path"}},
+		ClaudeResult: writeResponse, NooraResult: writeFileResult},
+	// MultiEdit is no tool of Claude Code 2.1.332 any more: its results,
+	// whose shape cannot be checked, pass through.
 	{Noora: "patch", Claude: "MultiEdit", Implied: object("mode", `"replace"`),
 		Picks: func(args protocol.Object) bool { _, ok := args.Get("edits"); return ok },
 		Keys:  []KeyRule{{Noora: "path", Claude: "file_path"}}},
 	{Noora: "patch", Claude: "Edit", Implied: object("mode", `"replace"`),
-		Keys: []KeyRule{{Noora: "path", Claude: "file_path"}}},
+		Keys:         []KeyRule{{Noora: "path", Claude: "file_path"}},
+		ClaudeResult: editResponse, NooraResult: patchResult},
 	{Noora: "search_files", Claude: "Glob", Implied: object("target", `"files"`),
-		Picks: func(args protocol.Object) bool { return argString(args, "target") == "files" }},
+		Picks:        func(args protocol.Object) bool { return argString(args, "target") == "files" },
+		ClaudeResult: globResponse, NooraResult: filesSearchResult},
 	{Noora: "search_files", Claude: "Grep", Implied: object("target", `"content"`), Keys: []KeyRule{
 		{Noora: "file_glob", Claude: "glob"},
 		{Noora: "context", Claude: "-C"},
@@ -60,12 +72,14 @@ var claudeTools = []ToolRule{
 		{Noora: "output_mode", Claude: "output_mode",
 			ToClaude: renameValue("files_only", "files_with_matches"),
 			ToNoora:  renameValue("files_with_matches", "files_only")},
-	}},
-	{Noora: "web_search", Claude: "WebSearch"},
+	}, ClaudeResult: grepResponse, NooraResult: contentSearchResult},
+	{Noora: "web_search", Claude: "WebSearch", ClaudeResult: webSearchResponse, NooraResult: webSearchResult},
 	{Noora: "web_extract", Claude: "WebFetch", Keys: []KeyRule{
 		// Noora extracts a list of pages, WebFetch one.
 		{Noora: "urls", Claude: "url", ToClaude: onlyElement, ToNoora: oneElementList},
-	}},
+	}, ClaudeResult: webFetchResponse, NooraResult: webExtractResult},
+	// Results pass through: the shape of delegate_task's is not pinned down
+	// (results.go).
 	{Noora: "delegate_task", Claude: "Task", Keys: []KeyRule{{Noora: "goal", Claude: "prompt"}}},
 }
 
@@ -76,13 +90,31 @@ func ClaudeTool(tool string, args protocol.Object) (string, protocol.Object) {
 	if name, ok := claudeMCPName(tool); ok {
 		return name, args
 	}
+	if r := claudeRule(tool, args); r != nil {
+		return r.Claude, r.toClaude(args)
+	}
+	return tool, args
+}
+
+// claudeRule is the rule for a call of the Noora tool with args; nil: none.
+func claudeRule(tool string, args protocol.Object) *ToolRule {
 	for i := range claudeTools {
 		r := &claudeTools[i]
 		if r.Noora == tool && (r.Picks == nil || r.Picks(args)) {
-			return r.Claude, r.toClaude(args)
+			return r
 		}
 	}
-	return tool, args
+	return nil
+}
+
+// nooraRule is the rule for the Claude tool; nil: none.
+func nooraRule(claudeTool string) *ToolRule {
+	for i := range claudeTools {
+		if claudeTools[i].Claude == claudeTool {
+			return &claudeTools[i]
+		}
+	}
+	return nil
 }
 
 // NooraTool names a Claude Code tool call the way Noora would, with its
@@ -91,11 +123,8 @@ func NooraTool(tool string, input protocol.Object) (string, protocol.Object) {
 	if name, ok := nooraMCPName(tool); ok {
 		return name, input
 	}
-	for i := range claudeTools {
-		r := &claudeTools[i]
-		if r.Claude == tool {
-			return r.Noora, r.toNoora(input)
-		}
+	if r := nooraRule(tool); r != nil {
+		return r.Noora, r.toNoora(input)
 	}
 	return tool, input
 }
