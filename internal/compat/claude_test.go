@@ -46,7 +46,7 @@ func TestClaudePayload(t *testing.T) {
 			`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/home/u/proj","permission_mode":"plan","hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"a.txt","content":"x"}}`},
 		{"a read's result is Read's tool_response", "post_tool_call", "",
 			`{"tool_name":"read_file","args":{"path":"a"},"result":"{\"content\":\"hi\\nthere\\n\",\"total_lines\":9}","status":"success","session_id":"s1"}`,
-			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a"},"tool_response":{"type":"text","file":{"filePath":"a","content":"hi\nthere\n","numLines":2,"startLine":1,"totalLines":9}}}`},
+			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"a"},"tool_response":{"type":"text","file":{"filePath":"a","content":"hi\nthere\n","numLines":3,"startLine":1,"totalLines":9}}}`},
 		{"a terminal result is Bash's tool_response: scripts read .tool_response.stdout", "post_tool_call", "",
 			`{"tool_name":"terminal","args":{"command":"make"},"result":"{\"output\": \"ok\\n\", \"exit_code\": 0, \"error\": null}","status":"success","session_id":"s1"}`,
 			`{"session_id":"s1",` + common + `,"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"make"},"tool_response":{"stdout":"ok\n","stderr":"","interrupted":false,"isImage":false,"noOutputExpected":false}}`},

@@ -109,9 +109,11 @@ func readResponse(r gjson.Result, args protocol.Object) (protocol.Object, bool) 
 		return nil, false
 	}
 	content := member(r, "content").String()
-	lines := strings.Count(content, "\n")
-	if content != "" && !strings.HasSuffix(content, "\n") {
-		lines++
+	// Claude counts the pieces between newlines: "a\nb\n" is 3 lines in
+	// Claude Code 2.1.332's numLines (testdata/claude/PostToolUse_Read.json).
+	lines := 0
+	if content != "" {
+		lines = strings.Count(content, "\n") + 1
 	}
 	total := int64(lines)
 	if t := member(r, "total_lines"); t.Type == gjson.Number {
