@@ -270,6 +270,12 @@ func (im *importer) claudeEntry(where, gwhere, name string, ev *Event, matcher s
 			im.warnf(gwhere, "%s ignores matchers on %s; the matcher %q is dropped", ToolTitle(im.dialect), name, matcher)
 		} else {
 			e.Matcher = matcher
+			if im.dialect == "claude" {
+				m := config.NewMatcher(matcher)
+				if m.Match("Task", true) && !m.Match("Agent", true) {
+					im.warnf(gwhere, "matcher %q names Task, which Claude Code calls Agent since 2.1.63: it matches no subagent call there, nor here (delegate_task is Agent); write Agent", matcher)
+				}
+			}
 		}
 	}
 	e.Timeout = im.timeout(where, member(h, "timeout"))

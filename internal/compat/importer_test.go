@@ -99,7 +99,9 @@ func TestImportClaude(t *testing.T) {
         {"type": "command", "command": "python3 .claude/hooks/guard.py", "timeout": 10},
         {"type": "command", "command": "python3 .claude/hooks/guard.py", "timeout": 10}
       ]},
-      {"matcher": "*", "hooks": [{"type": "command", "command": "log.sh", "timeout": 5}]}
+      {"matcher": "*", "hooks": [{"type": "command", "command": "log.sh", "timeout": 5}]},
+      {"matcher": "Task", "hooks": [{"type": "command", "command": "spawn-guard.sh", "timeout": 5}]},
+      {"matcher": "Task|Agent", "hooks": [{"type": "command", "command": "both.sh", "timeout": 5}]}
     ],
     "PostToolUseFailure": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "alert.sh", "timeout": 5}]}],
     "UserPromptSubmit": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "ctx.sh", "timeout": 5}]}],
@@ -115,6 +117,8 @@ func TestImportClaude(t *testing.T) {
 	want := []config.Entry{
 		{Event: "pre_tool_call", Matcher: "Bash", Command: "python3 .claude/hooks/guard.py", Timeout: 10, Dialect: Claude},
 		{Event: "pre_tool_call", Command: "log.sh", Timeout: 5, Dialect: Claude},
+		{Event: "pre_tool_call", Matcher: "Task", Command: "spawn-guard.sh", Timeout: 5, Dialect: Claude},
+		{Event: "pre_tool_call", Matcher: "Task|Agent", Command: "both.sh", Timeout: 5, Dialect: Claude},
 		{Event: "post_tool_call", Matcher: "Bash", Command: "alert.sh", Timeout: 5, Dialect: Claude, DialectEvent: "PostToolUseFailure"},
 		{Event: "pre_llm_call", Command: "ctx.sh", Timeout: 5, Dialect: Claude},
 		{Event: "pre_verify", Command: "exec.sh --fast 'two words'", Timeout: 5, Dialect: Claude},
@@ -122,8 +126,12 @@ func TestImportClaude(t *testing.T) {
 	if !reflect.DeepEqual(im.Entries, want) {
 		t.Errorf("entries\n got %+v\nwant %+v", im.Entries, want)
 	}
+	if containsWarning(im.Warnings, `settings.json: hooks.PreToolUse[3]`) {
+		t.Errorf("a matcher that names Agent too was warned about:\n%s", strings.Join(im.Warnings, "\n"))
+	}
 	for _, w := range []string{
 		"hooks.PreToolUse[0].hooks[1]: the same hook",
+		`hooks.PreToolUse[2]: matcher "Task" names Task, which Claude Code calls Agent since 2.1.63`,
 		"hooks.UserPromptSubmit[0]: Claude Code ignores matchers on UserPromptSubmit",
 		`hooks.PreCompact[0].hooks[0]: PreCompact hook "save.sh" cannot be carried over: Noora has no event before context compaction`,
 		`hooks.Stop[0].hooks[0]: a hook of type "agent" is evaluated by a model in Claude Code`,

@@ -39,6 +39,10 @@ type KeyRule struct {
 	Noora, Claude string
 	ToClaude      func(v gjson.Result) (json.RawMessage, bool)
 	ToNoora       func(v gjson.Result) (json.RawMessage, bool)
+	// NooraDefault and ClaudeDefault are what each tool takes when the key
+	// is missing, where the two differ: a call without it gets the key on
+	// the other side, so that it means the same there.
+	NooraDefault, ClaudeDefault json.RawMessage
 }
 
 // claudeTools: Noora's tools (the Noora agent's tool schemas) and Claude
@@ -69,9 +73,13 @@ var claudeTools = []ToolRule{
 		{Noora: "file_glob", Claude: "glob"},
 		{Noora: "context", Claude: "-C"},
 		{Noora: "limit", Claude: "head_limit"},
+		// Noora's search shows the matching lines by default
+		// (search_files in hermes-agent's tools/file_tools.py), Claude's
+		// Grep the files that match (its input schema).
 		{Noora: "output_mode", Claude: "output_mode",
-			ToClaude: renameValue("files_only", "files_with_matches"),
-			ToNoora:  renameValue("files_with_matches", "files_only")},
+			ToClaude:     renameValue("files_only", "files_with_matches"),
+			ToNoora:      renameValue("files_with_matches", "files_only"),
+			NooraDefault: json.RawMessage(`"content"`), ClaudeDefault: json.RawMessage(`"files_with_matches"`)},
 	}, ClaudeResult: grepResponse, NooraResult: contentSearchResult},
 	{Noora: "web_search", Claude: "WebSearch", ClaudeResult: webSearchResponse, NooraResult: webSearchResult},
 	{Noora: "web_extract", Claude: "WebFetch", Keys: []KeyRule{
@@ -80,6 +88,10 @@ var claudeTools = []ToolRule{
 	}, ClaudeResult: webFetchResponse, NooraResult: webExtractResult},
 	// Results pass through: the shape of delegate_task's is not pinned down
 	// (results.go).
+	// Claude Code 2.1.63 renamed Task to Agent (its payloads say Agent, and
+	// a matcher "Task" matches nothing there); a Task call of an older
+	// version is still read as delegate_task.
+	{Noora: "delegate_task", Claude: "Agent", Keys: []KeyRule{{Noora: "goal", Claude: "prompt"}}},
 	{Noora: "delegate_task", Claude: "Task", Keys: []KeyRule{{Noora: "goal", Claude: "prompt"}}},
 }
 
@@ -158,6 +170,11 @@ func (r *ToolRule) toClaude(args protocol.Object) protocol.Object {
 		}
 		out = out.With(key, value)
 	}
+	for _, k := range r.Keys {
+		if _, ok := args.Get(k.Noora); !ok && k.NooraDefault != nil {
+			out = out.With(k.Claude, convert(k.ToClaude, k.NooraDefault))
+		}
+	}
 	return out
 }
 
@@ -171,7 +188,23 @@ func (r *ToolRule) toNoora(input protocol.Object) protocol.Object {
 			out = append(out, f)
 		}
 	}
-	return append(out, r.renameToNoora(input)...)
+	out = append(out, r.renameToNoora(input)...)
+	for _, k := range r.Keys {
+		if _, ok := input.Get(k.Claude); !ok && k.ClaudeDefault != nil {
+			out = out.With(k.Noora, convert(k.ToNoora, k.ClaudeDefault))
+		}
+	}
+	return out
+}
+
+// convert is a default value through a key's converter (nil: as it is).
+func convert(to func(gjson.Result) (json.RawMessage, bool), v json.RawMessage) json.RawMessage {
+	if to != nil {
+		if c, ok := to(gjson.ParseBytes(v)); ok {
+			return c
+		}
+	}
+	return v
 }
 
 // renameToNoora maps Claude's keys to Noora's without adding the implied
