@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -364,6 +365,20 @@ func FuzzLineReadsLikeMarshal(f *testing.F) {
 			t.Fatalf("line %s\nreads back unlike json.Marshal's %s", line, want)
 		}
 	})
+}
+
+func TestNumberIsWhatStrconvWrites(t *testing.T) {
+	for _, us := range []int64{0, 1, 10, 45, 100, 999, 1000, 1001, 12300, 123456789, 1 << 50} {
+		f := ms(time.Duration(us) * time.Microsecond)
+		if got, want := string(number(f)), strconv.FormatFloat(f, 'f', -1, 64); got != want {
+			t.Errorf("number(%v) = %s, want %s", f, got, want)
+		}
+	}
+	for _, f := range []float64{0.0001, 1.5e-7, -3, 1e300} { // not what ms makes
+		if got, want := string(number(f)), strconv.FormatFloat(f, 'f', -1, 64); got != want {
+			t.Errorf("number(%v) = %s, want %s", f, got, want)
+		}
+	}
 }
 
 // decoded is a JSON text read into generic values and written again, so
