@@ -48,10 +48,11 @@ func execJournal(e *Env) ([]Figure, error) {
 		onFig := Figure{Name: c.name + ", journal on", Unit: Seconds, Samples: onWalls}
 		figs = append(figs, offFig, onFig, Figure{
 			Name: c.name + ", on minus off", Unit: Seconds, Samples: []float64{onFig.Median() - offFig.Median()},
-			// The 0.2 ms goal is held by BenchmarkExecJournal's cpu-ns/op
-			// (journal/): a difference of two process walls is noise at
-			// that scale on a shared machine.
-			Note: "difference of the medians (goal 0.2 ms: see BenchmarkExecJournal); per-run differences spread " + format(Seconds, percentile(deltas, 10)) + " - " + format(Seconds, percentile(deltas, 90)),
+			// The goal is 0.2 ms. At the default 60 runs a difference of
+			// two process walls is noise at that scale; -runs 1500 on a
+			// quiet machine resolves it to about ±0.08 ms
+			// (docs/performance.md).
+			Note: "difference of the medians (goal 0.2 ms; -runs 1500 on a quiet machine to resolve it); per-run differences spread " + format(Seconds, percentile(deltas, 10)) + " - " + format(Seconds, percentile(deltas, 90)),
 		}, Figure{
 			Name: c.name + ", CPU on minus off", Unit: Seconds,
 			Samples: []float64{percentile(onCPU, 50) - percentile(offCPU, 50)},
