@@ -119,8 +119,9 @@ var scenarios = []scenario{
 		}},
 	{name: "tool-results",
 		// Claude Code's own tools, each once; with -capture, their
-		// PostToolUse payloads are internal/compat/testdata/claude.
-		config: "hooks:\n  post_tool_call:\n    - command: sh -c 'cat > /dev/null'\n",
+		// PostToolUse payloads are internal/compat/testdata/claude. The
+		// Noora hook keeps what it was given: Noora's tools and results.
+		config: "hooks:\n  post_tool_call:\n    - command: sh -c 'cat >> {{NOORA}}/post.jsonl; echo >> {{NOORA}}/post.jsonl'\n",
 		claude: []toolCall{
 			{"Write", map[string]any{"file_path": "{{PROJECT}}/notes.txt", "content": "alpha\nbeta\n"}},
 			{"Edit", map[string]any{"file_path": "{{PROJECT}}/notes.txt", "old_string": "beta", "new_string": "gamma"}},
@@ -140,7 +141,20 @@ var scenarios = []scenario{
 					return fmt.Errorf("a tool call failed: %s", tail(q.Body[:min(len(q.Body), i+200)], 300))
 				}
 			}
-			return r.modelSaw("E2E page is the one result.")
+			if err := r.modelSaw("E2E page is the one result."); err != nil {
+				return err
+			}
+			// Each tool's result reached the Noora hook in Noora's shape.
+			for _, want := range []struct{ tool, key string }{
+				{"write_file", "bytes_written"}, {"patch", "diff"}, {"read_file", "content"},
+				{"search_files", "files"}, {"search_files", "matches"}, {"search_files", "counts"},
+				{"web_extract", "results"}, {"web_search", "data"}, {"delegate_task", ""},
+			} {
+				if err := r.nooraSaw(want.tool, want.key); err != nil {
+					return err
+				}
+			}
+			return nil
 		}},
 }
 
@@ -265,6 +279,31 @@ func (r *run) modelSaw(text string) error {
 		}
 	}
 	return fmt.Errorf("no model request carried %q", text)
+}
+
+// nooraSaw checks that the Noora hook of a post_tool_call was given a call
+// of tool whose result, read as JSON, has key ("": any result).
+func (r *run) nooraSaw(tool, key string) error {
+	b, err := os.ReadFile(filepath.Join(r.dir, "noora", "post.jsonl"))
+	if err != nil {
+		return fmt.Errorf("the Noora hook kept nothing: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		var p struct { // SPEC §4: the result is one of the extra kwargs
+			ToolName string `json:"tool_name"`
+			Extra    struct {
+				Result string `json:"result"`
+			} `json:"extra"`
+		}
+		if json.Unmarshal([]byte(line), &p) != nil || p.ToolName != tool {
+			continue
+		}
+		var result map[string]any
+		if key == "" || json.Unmarshal([]byte(p.Extra.Result), &result) == nil && result[key] != nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("no %s result with %q reached the Noora hook; its last payload: %s", tool, key, tail(string(b), 400))
 }
 
 func (r *run) summary() string {
