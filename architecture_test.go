@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -84,5 +85,52 @@ func TestThePublicPackagesExposeNoInternalOnesButTheEngine(t *testing.T) {
 				t.Errorf("public package %s imports %s", dir, p)
 			}
 		}
+	}
+}
+
+// Every exec runs the init of every package linked into the binary: a
+// regular expression compiled at package level is paid for by each one,
+// whether it is used or not. They compile on first use (internal/lazy).
+func TestNoRegexpCompiledAtStart(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata" || path == "bench" || path == "e2e") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.VAR {
+				continue
+			}
+			ast.Inspect(gen, func(n ast.Node) bool {
+				if _, ok := n.(*ast.FuncLit); ok {
+					return false // runs when called, not at init
+				}
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+					if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "regexp" && strings.Contains(sel.Sel.Name, "Compile") {
+						t.Errorf("%s: a package-level regexp.%s runs at every start; use lazy.Regexp", fset.Position(call.Pos()), sel.Sel.Name)
+					}
+				}
+				return true
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

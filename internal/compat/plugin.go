@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
 	"github.com/noora-hooks/noora-hooks/internal/config"
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 )
 
 // ClaudePlugin is a Claude Code plugin whose hooks are imported: Claude
@@ -85,7 +85,7 @@ func FindClaudePlugin(path string) (p ClaudePlugin, hooksFile string, ok bool, e
 	return p, hooksFile, true, nil
 }
 
-var unsafeIDChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+var unsafeIDChars = lazy.Regexp(`[^A-Za-z0-9_-]`)
 
 func pluginDataDir(name, root string) string {
 	home, err := os.UserHomeDir()
@@ -99,7 +99,7 @@ func pluginDataDir(name, root string) string {
 			marketplace = parts[0]
 		}
 	}
-	return filepath.Join(plugins, "data", unsafeIDChars.ReplaceAllString(name+"@"+marketplace, "-"))
+	return filepath.Join(plugins, "data", unsafeIDChars().ReplaceAllString(name+"@"+marketplace, "-"))
 }
 
 func readBounded(file string) ([]byte, error) {
@@ -125,10 +125,10 @@ func ImportClaudePlugin(p ClaudePlugin, file string, data []byte) (Imported, err
 }
 
 // pluginVar matches ${CLAUDE_PLUGIN_ROOT} and $CLAUDE_PLUGIN_ROOT (and DATA).
-var pluginVar = regexp.MustCompile(`\$\{(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}|\$(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\b`)
+var pluginVar = lazy.Regexp(`\$\{(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\}|\$(CLAUDE_PLUGIN_ROOT|CLAUDE_PLUGIN_DATA)\b`)
 
 // shellVar matches the variables a command line names.
-var shellVar = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var shellVar = lazy.Regexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
 // substitutePlugin replaces the plugin's variables in one word or command,
 // as Claude Code does before it runs the command.
@@ -136,7 +136,7 @@ func (im *importer) substitutePlugin(s string) string {
 	if im.plugin == nil {
 		return s
 	}
-	return pluginVar.ReplaceAllStringFunc(s, func(m string) string {
+	return pluginVar().ReplaceAllStringFunc(s, func(m string) string {
 		if strings.Contains(m, "DATA") {
 			return im.plugin.Data
 		}
@@ -154,7 +154,7 @@ var variablesSetByNoora = map[string]bool{"CLAUDE_PROJECT_DIR": true, "HOME": tr
 // the first tool call.
 func (im *importer) checkResolved(where, command string) {
 	seen := map[string]bool{}
-	for _, m := range shellVar.FindAllStringSubmatch(command, -1) {
+	for _, m := range shellVar().FindAllStringSubmatch(command, -1) {
 		name := m[1] + m[2]
 		if seen[name] || variablesSetByNoora[name] {
 			continue

@@ -3,13 +3,13 @@ package compat
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -350,7 +350,7 @@ func matchLines(r gjson.Result) ([]string, bool) {
 }
 
 // grepLine is one line of Grep's content: path:line:text.
-var grepLine = regexp.MustCompile(`^(.*?):(\d+):(.*)$`)
+var grepLine = lazy.Regexp(`^(.*?):(\d+):(.*)$`)
 
 func contentSearchResult(r gjson.Result) (protocol.Object, bool) {
 	content := member(r, "content")
@@ -391,7 +391,7 @@ func contentSearchResult(r gjson.Result) (protocol.Object, bool) {
 		}
 		var matches []map[string]any
 		for _, l := range nonEmptyLines(content.String()) {
-			m := grepLine.FindStringSubmatch(l)
+			m := grepLine().FindStringSubmatch(l)
 			if m == nil {
 				return nil, false // printed without line numbers (-n false)
 			}
@@ -498,7 +498,7 @@ type hunk struct {
 	Lines    []string `json:"lines"`
 }
 
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+var hunkHeader = lazy.Regexp(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
 
 // parseUnifiedDiff reads the hunks of a one-file unified diff; ok=false
 // when it holds none or something else.
@@ -523,7 +523,7 @@ func parseUnifiedDiff(diff string) ([]hunk, bool) {
 			h.Lines = append(h.Lines, l)
 			continue
 		}
-		if m := hunkHeader.FindStringSubmatch(l); m != nil {
+		if m := hunkHeader().FindStringSubmatch(l); m != nil {
 			h := hunk{OldStart: atoi(m[1]), OldLines: count(m[2]), NewStart: atoi(m[3]), NewLines: count(m[4]), Lines: []string{}}
 			hunks = append(hunks, h)
 			oldLeft, newLeft = h.OldLines, h.NewLines

@@ -1,9 +1,9 @@
 package config
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,15 +24,15 @@ type Header struct {
 // MaxURLHeaders bounds the headers of one URL hook.
 const MaxURLHeaders = 64
 
-var headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+var headerName = lazy.Regexp("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 // envRef matches $NAME and ${NAME} in a header value.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
+var envRef = lazy.Regexp(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)`)
 
 // HeaderEnvRefs lists the variables a header value names.
 func HeaderEnvRefs(value string) []string {
 	var names []string
-	for _, m := range envRef.FindAllStringSubmatch(value, -1) {
+	for _, m := range envRef().FindAllStringSubmatch(value, -1) {
 		names = append(names, m[1]+m[2])
 	}
 	return names
@@ -41,7 +41,7 @@ func HeaderEnvRefs(value string) []string {
 // ExpandHeader expands the allowed variables of a header value with lookup;
 // references to others become "".
 func ExpandHeader(value string, allowed []string, lookup func(string) string) string {
-	return envRef.ReplaceAllStringFunc(value, func(m string) string {
+	return envRef().ReplaceAllStringFunc(value, func(m string) string {
 		name := strings.Trim(m, "${}")
 		for _, a := range allowed {
 			if a == name {
@@ -71,7 +71,7 @@ func (c *Config) parseURLHook(where string, h *ShellHook, urlNode, headers, allo
 		} else {
 			for _, v := range allowed.Content {
 				name := strings.TrimSpace(v.Value)
-				if v.Kind != yaml.ScalarNode || !envName.MatchString(name) {
+				if v.Kind != yaml.ScalarNode || !envName().MatchString(name) {
 					c.warn(v, "%s: allowed_env_vars: %q is not a variable name; ignored", where, v.Value)
 					continue
 				}
@@ -106,7 +106,7 @@ func (c *Config) parseURLHook(where string, h *ShellHook, urlNode, headers, allo
 	return true
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func contains(list []string, s string) bool {
 	for _, x := range list {
@@ -121,7 +121,7 @@ func contains(list []string, s string) bool {
 // can.
 func HeaderProblem(name, value string) string {
 	switch {
-	case !headerName.MatchString(name):
+	case !headerName().MatchString(name):
 		return "is not a valid HTTP header name"
 	case strings.ContainsAny(value, "\r\n"):
 		return "has a value of more than one line"
@@ -130,4 +130,4 @@ func HeaderProblem(name, value string) string {
 }
 
 // ValidEnvName reports whether name can be listed in allowed_env_vars.
-func ValidEnvName(name string) bool { return envName.MatchString(name) }
+func ValidEnvName(name string) bool { return envName().MatchString(name) }
