@@ -262,19 +262,7 @@ func CodexRejects(event string, v gjson.Result) string {
 	if event == "Interrupt" {
 		allowed = []string{"systemMessage"}
 	}
-	var why string
-	v.ForEach(func(k, val gjson.Result) bool {
-		if !contains(allowed, k.String()) {
-			why = fmt.Sprintf("unknown field %q", k.String())
-			return false
-		}
-		if msg := codexType(k.String(), val); msg != "" {
-			why = msg
-			return false
-		}
-		return true
-	})
-	if why != "" {
+	if why := codexFields(v, allowed, ""); why != "" {
 		return why
 	}
 	if d := get("decision"); d.Exists() && d.Type != gjson.Null && !contains(s.decision, d.String()) {
@@ -285,18 +273,7 @@ func CodexRejects(event string, v gjson.Result) string {
 		if !hso.IsObject() {
 			return "hookSpecificOutput is not an object"
 		}
-		hso.ForEach(func(k, val gjson.Result) bool {
-			if !contains(s.hso, k.String()) {
-				why = fmt.Sprintf("unknown field hookSpecificOutput.%s", k.String())
-				return false
-			}
-			if msg := codexType(k.String(), val); msg != "" {
-				why = msg
-				return false
-			}
-			return true
-		})
-		if why != "" {
+		if why := codexFields(hso, s.hso, "hookSpecificOutput."); why != "" {
 			return why
 		}
 		if n := hso.Get("hookEventName"); n.String() != event || n.Type != gjson.String {
@@ -304,6 +281,30 @@ func CodexRejects(event string, v gjson.Result) string {
 		}
 	}
 	return codexSupported(event, v, hso)
+}
+
+// codexFields checks the fields of object v: each one allowed, each of
+// its type (codexType). prefix names v in the message.
+func codexFields(v gjson.Result, allowed []string, prefix string) string {
+	var why string
+	v.ForEach(func(k, val gjson.Result) bool {
+		if contains(allowed, k.String()) {
+			why = codexType(k.String(), val)
+		} else {
+			why = unknownField(prefix, k.String())
+		}
+		return why == ""
+	})
+	return why
+}
+
+// unknownField words a field the schema does not know, as before: a
+// top-level one quoted, one of hookSpecificOutput by its path.
+func unknownField(prefix, key string) string {
+	if prefix == "" {
+		return fmt.Sprintf("unknown field %q", key)
+	}
+	return "unknown field " + prefix + key
 }
 
 // codexType checks a field's JSON type against the schema.
