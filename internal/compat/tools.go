@@ -156,26 +156,9 @@ func (r *ToolRule) toClaude(args protocol.Object) protocol.Object {
 		if implied, ok := r.Implied.Get(f.Key); ok && sameJSON(implied, f.Value) {
 			continue
 		}
-		key, value := f.Key, f.Value
-		for _, k := range r.Keys {
-			if k.Noora != f.Key {
-				continue
-			}
-			if k.ToClaude == nil {
-				key = k.Claude
-			} else if v, ok := k.ToClaude(gjson.ParseBytes(f.Value)); ok {
-				key, value = k.Claude, v
-			}
-			break
-		}
-		out = out.With(key, value)
+		out = out.With(r.mapKey(f, true))
 	}
-	for _, k := range r.Keys {
-		if _, ok := args.Get(k.Noora); !ok && k.NooraDefault != nil {
-			out = out.With(k.Claude, convert(k.ToClaude, k.NooraDefault))
-		}
-	}
-	return out
+	return r.withDefaults(out, args, true)
 }
 
 func (r *ToolRule) toNoora(input protocol.Object) protocol.Object {
@@ -189,22 +172,7 @@ func (r *ToolRule) toNoora(input protocol.Object) protocol.Object {
 		}
 	}
 	out = append(out, r.renameToNoora(input)...)
-	for _, k := range r.Keys {
-		if _, ok := input.Get(k.Claude); !ok && k.ClaudeDefault != nil {
-			out = out.With(k.Noora, convert(k.ToNoora, k.ClaudeDefault))
-		}
-	}
-	return out
-}
-
-// convert is a default value through a key's converter (nil: as it is).
-func convert(to func(gjson.Result) (json.RawMessage, bool), v json.RawMessage) json.RawMessage {
-	if to != nil {
-		if c, ok := to(gjson.ParseBytes(v)); ok {
-			return c
-		}
-	}
-	return v
+	return r.withDefaults(out, input, false)
 }
 
 // renameToNoora maps Claude's keys to Noora's without adding the implied
@@ -213,19 +181,47 @@ func convert(to func(gjson.Result) (json.RawMessage, bool), v json.RawMessage) j
 func (r *ToolRule) renameToNoora(input protocol.Object) protocol.Object {
 	out := make(protocol.Object, 0, len(input))
 	for _, f := range input {
-		key, value := f.Key, f.Value
-		for _, k := range r.Keys {
-			if k.Claude != f.Key {
-				continue
-			}
-			if k.ToNoora == nil {
-				key = k.Noora
-			} else if v, ok := k.ToNoora(gjson.ParseBytes(f.Value)); ok {
-				key, value = k.Noora, v
-			}
-			break
+		out = out.With(r.mapKey(f, false))
+	}
+	return out
+}
+
+// side is one direction of a key rule: the key it reads, the key it writes,
+// the converter between them, and the default of the side it reads.
+func (k *KeyRule) side(toClaude bool) (from, to string, conv func(gjson.Result) (json.RawMessage, bool), def json.RawMessage) {
+	if toClaude {
+		return k.Noora, k.Claude, k.ToClaude, k.NooraDefault
+	}
+	return k.Claude, k.Noora, k.ToNoora, k.ClaudeDefault
+}
+
+// mapKey is field f on the other side: renamed and converted by the key
+// rule that names it; as it is when none does, or its converter declines.
+func (r *ToolRule) mapKey(f protocol.Field, toClaude bool) (string, json.RawMessage) {
+	for i := range r.Keys {
+		from, to, conv, _ := r.Keys[i].side(toClaude)
+		if from != f.Key {
+			continue
 		}
-		out = out.With(key, value)
+		if conv == nil {
+			return to, f.Value
+		}
+		if v, ok := conv(gjson.ParseBytes(f.Value)); ok {
+			return to, v
+		}
+		break
+	}
+	return f.Key, f.Value
+}
+
+// withDefaults adds to out, for each key with a default that the call in
+// does not have, the other side's word for that default.
+func (r *ToolRule) withDefaults(out, in protocol.Object, toClaude bool) protocol.Object {
+	for i := range r.Keys {
+		from, _, _, def := r.Keys[i].side(toClaude)
+		if _, ok := in.Get(from); !ok && def != nil {
+			out = out.With(r.mapKey(protocol.Field{Key: from, Value: def}, toClaude))
+		}
 	}
 	return out
 }
