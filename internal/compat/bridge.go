@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -98,6 +99,15 @@ var claudeRenames = map[string]map[string]string{
 	"Notification":       {"message": "description"},
 }
 
+// attemptOf is Noora's attempt for an agent's stop_hook_active: 1 while a
+// stop hook's continuation is under way, else 0.
+func attemptOf(stopHookActive json.RawMessage) json.RawMessage {
+	if gjson.ParseBytes(stopHookActive).Type == gjson.True {
+		return protocol.Raw(1)
+	}
+	return protocol.Raw(0)
+}
+
 func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 	kw := protocol.Kwargs{}
 	renames := claudeRenames[ev.Name]
@@ -133,11 +143,7 @@ func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 			continue
 		case "stop_hook_active":
 			if ev.Name == "Stop" {
-				attempt := 0
-				if gjson.ParseBytes(f.Value).Type == gjson.True {
-					attempt = 1
-				}
-				kw = kw.With("attempt", protocol.Raw(attempt))
+				kw = kw.With("attempt", attemptOf(f.Value))
 				continue
 			}
 		}

@@ -449,11 +449,7 @@ func geminiKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 			continue
 		case "stop_hook_active":
 			if ev.Name == "AfterAgent" {
-				attempt := 0
-				if gjson.ParseBytes(f.Value).Type == gjson.True {
-					attempt = 1
-				}
-				kw = kw.With("attempt", protocol.Raw(attempt))
+				kw = kw.With("attempt", attemptOf(f.Value))
 				continue
 			}
 		case "details":
