@@ -61,6 +61,19 @@ func (o Object) Get(key string) (json.RawMessage, bool) {
 	return nil, false
 }
 
+// GetString returns the member key when it is a JSON string.
+func (o Object) GetString(key string) (string, bool) {
+	raw, ok := o.Get(key)
+	if !ok {
+		return "", false
+	}
+	r := gjson.ParseBytes(raw)
+	if r.Type != gjson.String {
+		return "", false
+	}
+	return r.String(), true
+}
+
 // With returns o with key set to value: replaced in place when present,
 // appended otherwise. o itself may be modified.
 func (o Object) With(key string, value json.RawMessage) Object {

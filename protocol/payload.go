@@ -22,17 +22,7 @@ func WithTelemetry(kw Kwargs) Kwargs {
 }
 
 // ToolName returns kwargs.tool_name when it is a string.
-func ToolName(kw Kwargs) (string, bool) {
-	raw, ok := kw.Get("tool_name")
-	if !ok {
-		return "", false
-	}
-	r := gjson.ParseBytes(raw)
-	if r.Type != gjson.String {
-		return "", false
-	}
-	return r.String(), true
-}
+func ToolName(kw Kwargs) (string, bool) { return kw.GetString("tool_name") }
 
 // ToolArgs returns kwargs.args when it is a JSON object.
 func ToolArgs(kw Kwargs) (Object, bool) {

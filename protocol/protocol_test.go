@@ -270,3 +270,19 @@ func TestSessionKey(t *testing.T) {
 		})
 	}
 }
+
+func TestGetString(t *testing.T) {
+	o, err := ParseObject([]byte(`{"a":"x","n":1,"null":null,"s":""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		key  string
+		want string
+		ok   bool
+	}{{"a", "x", true}, {"s", "", true}, {"n", "", false}, {"null", "", false}, {"missing", "", false}} {
+		if got, ok := o.GetString(tt.key); got != tt.want || ok != tt.ok {
+			t.Errorf("GetString(%q) = %q, %v; want %q, %v", tt.key, got, ok, tt.want, tt.ok)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func Decode(dialect string, data []byte) (Inbound, error) {
 		return Inbound{}, err
 	}
 	in := Inbound{Dialect: dialect}
-	name, ok := kwString(p, "hook_event_name")
+	name, ok := p.GetString("hook_event_name")
 	if !ok {
 		return Inbound{}, ErrNoEventName
 	}
@@ -111,7 +111,7 @@ func attemptOf(stopHookActive json.RawMessage) json.RawMessage {
 func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 	kw := protocol.Kwargs{}
 	renames := claudeRenames[ev.Name]
-	toolName, _ := kwString(p, "tool_name")
+	toolName, _ := p.GetString("tool_name")
 	for _, f := range p {
 		switch f.Key {
 		case "hook_event_name", "cwd":
@@ -125,7 +125,7 @@ func claudeKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 				if ev.Name == "PermissionRequest" {
 					// pre_approval_request's own kwargs.
 					for _, k := range []string{"command", "description"} {
-						if v, ok := kwString(args, k); ok {
+						if v, ok := args.GetString(k); ok {
 							kw = kw.With(k, protocol.String(v))
 						}
 					}
@@ -248,8 +248,8 @@ func Encode(in Inbound, c protocol.Combined) Outbound {
 		}
 		return out
 	}
-	action, _ := kwString(c.Answer, "action")
-	message, _ := kwString(c.Answer, "message")
+	action, _ := c.Answer.GetString("action")
+	message, _ := c.Answer.GetString("message")
 	switch in.Dialect {
 	case Claude:
 		out.Stdout = encodeClaude(in, c, action, message, &out)
@@ -286,7 +286,7 @@ func encodeClaude(in Inbound, c protocol.Combined, action, message string, _ *Ou
 			// Claude shows an ask's reason to the person, so their text
 			// goes first.
 			reason := message
-			if u, ok := kwString(c.Answer, "user_message"); ok && u != "" {
+			if u, ok := c.Answer.GetString("user_message"); ok && u != "" {
 				reason = u
 			}
 			if reason == "" {
@@ -303,11 +303,11 @@ func encodeClaude(in Inbound, c protocol.Combined, action, message string, _ *Ou
 			hso = appendUpdatedInput(in, c, hso)
 		}
 	case "PostToolUse", "PostToolUseFailure":
-		if ctx, ok := kwString(c.Answer, "context"); ok {
+		if ctx, ok := c.Answer.GetString("context"); ok {
 			hso = append(hso, protocol.Field{Key: "additionalContext", Value: protocol.String(ctx)})
 		}
 	case "UserPromptSubmit":
-		if ctx, ok := kwString(c.Answer, "context"); ok {
+		if ctx, ok := c.Answer.GetString("context"); ok {
 			hso = append(hso, protocol.Field{Key: "additionalContext", Value: protocol.String(ctx)})
 		}
 	case "Stop":
@@ -345,7 +345,7 @@ func combinedStop(c protocol.Combined) (bool, string) {
 	if !ok || gjson.ParseBytes(v).Type != gjson.True {
 		return false, ""
 	}
-	reason, _ := kwString(c.Answer, "stop_reason")
+	reason, _ := c.Answer.GetString("stop_reason")
 	return true, reason
 }
 
@@ -354,7 +354,7 @@ func combinedStop(c protocol.Combined) (bool, string) {
 // message is the model's, and a hook's user_message the person's.
 func encodeCursor(in Inbound, c protocol.Combined, action, message string, out *Outbound) []byte {
 	empty := []byte("{}\n")
-	user, _ := kwString(c.Answer, "user_message")
+	user, _ := c.Answer.GetString("user_message")
 	permission := func(perm, agent, person string) []byte {
 		if person == "" {
 			person = agent
@@ -402,7 +402,7 @@ func encodeCursor(in Inbound, c protocol.Combined, action, message string, out *
 			return permission("ask", msg, user)
 		}
 	case "beforeSubmitPrompt":
-		if ctx, ok := kwString(c.Answer, "context"); ok && strings.TrimSpace(ctx) != "" {
+		if ctx, ok := c.Answer.GetString("context"); ok && strings.TrimSpace(ctx) != "" {
 			out.Warnings = append(out.Warnings, "Cursor cannot add context to a prompt (beforeSubmitPrompt); the pre_llm_call context was dropped: "+shellhook.Excerpt(ctx))
 		}
 		if stop {
@@ -414,7 +414,7 @@ func encodeCursor(in Inbound, c protocol.Combined, action, message string, out *
 			return line(o)
 		}
 	case "afterShellExecution", "afterMCPExecution", "afterFileEdit":
-		if ctx, ok := kwString(c.Answer, "context"); ok && strings.TrimSpace(ctx) != "" {
+		if ctx, ok := c.Answer.GetString("context"); ok && strings.TrimSpace(ctx) != "" {
 			out.Warnings = append(out.Warnings, "Cursor cannot give the model context after a tool ran ("+in.Name+"); the post_tool_call context was dropped: "+shellhook.Excerpt(ctx))
 		}
 	case "stop":

@@ -92,12 +92,12 @@ func claudePayload(ev *Event, call dispatch.Call) protocol.Object {
 	case "SessionEnd":
 		add("reason", stringOr(kw, "other", "reason"))
 	case "Notification":
-		msg, ok := kwString(kw, "message")
+		msg, ok := kw.GetString("message")
 		if !ok {
-			msg, ok = kwString(kw, "description")
+			msg, ok = kw.GetString("description")
 		}
 		if !ok {
-			command, _ := kwString(kw, "command")
+			command, _ := kw.GetString("command")
 			msg = "Noora needs your approval to run: " + command
 		}
 		add("message", protocol.String(msg))
@@ -146,7 +146,7 @@ func toolResponse(kw protocol.Kwargs) json.RawMessage {
 
 func toolError(kw protocol.Kwargs) string {
 	for _, k := range []string{"error", "error_message", "result"} {
-		if s, ok := kwString(kw, k); ok && s != "" {
+		if s, ok := kw.GetString(k); ok && s != "" {
 			return s
 		}
 	}
@@ -405,7 +405,7 @@ func raw(kw protocol.Kwargs, key string) []byte {
 
 func stringOr(kw protocol.Kwargs, def string, keys ...string) json.RawMessage {
 	for _, k := range keys {
-		if s, ok := kwString(kw, k); ok {
+		if s, ok := kw.GetString(k); ok {
 			return protocol.String(s)
 		}
 	}

@@ -84,7 +84,7 @@ func codexPayload(ev *Event, call dispatch.Call) protocol.Object {
 		case "model":
 			continue // placed above
 		case "tool_input":
-			if name, _ := kwString(claude, "tool_name"); name == "Bash" {
+			if name, _ := claude.GetString("tool_name"); name == "Bash" {
 				in := protocol.Object{{Key: "command", Value: stringOr(protocol.Kwargs(mustObject(f.Value)), "", "command")}}
 				if ev.Name == "PermissionRequest" {
 					in = append(in, protocol.Field{Key: "description", Value: stringOr(protocol.Kwargs(mustObject(f.Value)), "", "description")})
@@ -92,7 +92,7 @@ func codexPayload(ev *Event, call dispatch.Call) protocol.Object {
 				f.Value = protocol.Raw(in)
 			}
 		case "tool_response":
-			result, ok := kwString(kw, "result")
+			result, ok := kw.GetString("result")
 			if !ok {
 				result = strings.TrimSpace(string(toolResponse(kw)))
 			}
@@ -423,12 +423,12 @@ func contains(list []string, s string) bool {
 func encodeCodex(in Inbound, c protocol.Combined, action, message string, out *Outbound) []byte {
 	var o, hso protocol.Object
 	set := func(key string, v json.RawMessage) { o = append(o, protocol.Field{Key: key, Value: v}) }
-	ctx, _ := kwString(c.Answer, "context")
+	ctx, _ := c.Answer.GetString("context")
 	stop := false
 	if v, ok := c.Answer.Get("stop"); ok && gjson.ParseBytes(v).Type == gjson.True {
 		stop = true
 	}
-	stopReason, _ := kwString(c.Answer, "stop_reason")
+	stopReason, _ := c.Answer.GetString("stop_reason")
 	stopReason = orDefault(stopReason)
 	deny := func(reason string) []byte {
 		return line(protocol.Object{{Key: "hookSpecificOutput", Value: protocol.Raw(protocol.Object{
@@ -532,5 +532,5 @@ func codexRewrite(in Inbound, c protocol.Combined) (string, bool) {
 			return "", false
 		}
 	}
-	return kwString(args, "command")
+	return args.GetString("command")
 }

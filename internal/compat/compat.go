@@ -108,7 +108,7 @@ func (d dialect) Applies(h config.ShellHook, call dispatch.Call) (bool, string) 
 	if h.Matcher == nil || ev.Matcher == "" {
 		return true, "" // matchers are ignored on events without a subject
 	}
-	subject, _ := kwString(d.payload(ev, call), ev.Matcher)
+	subject, _ := d.payload(ev, call).GetString(ev.Matcher)
 	if d.match != nil {
 		return d.match(ev, h.Matcher.Source, subject), ""
 	}

@@ -62,7 +62,7 @@ func cursorPayload(ev *Event, call dispatch.Call) protocol.Object {
 		add("command", stringOr(args, "", "command"))
 		if ev.Name == "beforeShellExecution" {
 			cwd := call.Cwd
-			if wd, ok := kwString(args, "workdir"); ok && wd != "" {
+			if wd, ok := args.GetString("workdir"); ok && wd != "" {
 				cwd = absPath(call.Cwd, wd)
 			}
 			add("cwd", protocol.String(cwd))
@@ -87,12 +87,12 @@ func cursorPayload(ev *Event, call dispatch.Call) protocol.Object {
 			addFrom("duration", "duration", "duration_ms")
 		}
 	case "beforeReadFile":
-		path, _ := kwString(args, "path")
+		path, _ := args.GetString("path")
 		add("file_path", protocol.String(absPath(call.Cwd, path)))
 		addFrom("content", "content")
 		add("attachments", listOr(kw, "attachments"))
 	case "afterFileEdit":
-		path, _ := kwString(args, "path")
+		path, _ := args.GetString("path")
 		add("file_path", protocol.String(absPath(call.Cwd, path)))
 		if v, ok := kwValue(kw, "edits"); ok {
 			add("edits", v)

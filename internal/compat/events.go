@@ -6,8 +6,6 @@ import (
 
 	"github.com/noora-hooks/noora-hooks/internal/dispatch"
 
-	"github.com/tidwall/gjson"
-
 	"github.com/noora-hooks/noora-hooks/internal/config"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
@@ -224,14 +222,14 @@ func eventList(dialect string) []*Event {
 // so or it carries an error message (the Noora guide: post_tool_call fires
 // "after blocked, error, or successful result").
 func toolFailed(kw protocol.Kwargs) bool {
-	if s, ok := kwString(kw, "status"); ok {
+	if s, ok := kw.GetString("status"); ok {
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "", "ok", "success", "succeeded", "completed":
 		default:
 			return true
 		}
 	}
-	if s, ok := kwString(kw, "error_message"); ok && strings.TrimSpace(s) != "" {
+	if s, ok := kw.GetString("error_message"); ok && strings.TrimSpace(s) != "" {
 		return true
 	}
 	return false
@@ -241,16 +239,3 @@ func isTerminal(tool string) bool { return tool == "terminal" }
 func isRead(tool string) bool     { return tool == "read_file" }
 func isEdit(tool string) bool     { return tool == "write_file" || tool == "patch" }
 func isMCP(tool string) bool      { return strings.HasPrefix(tool, "mcp_") }
-
-// kwString reads a string kwarg.
-func kwString(kw protocol.Kwargs, key string) (string, bool) {
-	raw, ok := kw.Get(key)
-	if !ok {
-		return "", false
-	}
-	r := gjson.ParseBytes(raw)
-	if r.Type != gjson.String {
-		return "", false
-	}
-	return r.String(), true
-}

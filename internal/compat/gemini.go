@@ -136,7 +136,7 @@ var geminiDialect = dialect{tool: Gemini, projectVar: "GEMINI_PROJECT_DIR",
 // names a directory of Gemini's own and is left out.
 func geminiEnv(call dispatch.Call) []string {
 	dir := projectDir(call.Env, "GEMINI_PROJECT_DIR", call.Cwd)
-	session, _ := kwString(call.Kwargs, "session_id")
+	session, _ := call.Kwargs.GetString("session_id")
 	return []string{
 		"GEMINI_PROJECT_DIR=" + dir,
 		"GEMINI_CWD=" + call.Cwd,
@@ -202,7 +202,7 @@ func geminiPayload(ev *Event, call dispatch.Call) protocol.Object {
 		attempt := gjson.ParseBytes(raw(kw, "attempt")).Int()
 		add("stop_hook_active", protocol.Raw(attempt > 0))
 	case "BeforeModel":
-		model, _ := kwString(kw, "model")
+		model, _ := kw.GetString("model")
 		add("llm_request", protocol.Raw(protocol.Object{
 			{Key: "model", Value: protocol.String(model)},
 			{Key: "messages", Value: json.RawMessage("[]")},
@@ -213,8 +213,8 @@ func geminiPayload(ev *Event, call dispatch.Call) protocol.Object {
 	case "SessionEnd":
 		add("reason", stringOr(kw, "exit", "reason"))
 	case "Notification":
-		command, _ := kwString(kw, "command")
-		msg, ok := kwString(kw, "message")
+		command, _ := kw.GetString("command")
+		msg, ok := kw.GetString("message")
 		if !ok {
 			msg = "Tool Confirm Shell Command requires execution"
 		}
@@ -234,7 +234,7 @@ func geminiPayload(ev *Event, call dispatch.Call) protocol.Object {
 // geminiToolResponse: Gemini hands AfterTool {llmContent, returnDisplay,
 // error?}; Noora's result is one string.
 func geminiToolResponse(kw protocol.Kwargs) json.RawMessage {
-	result, _ := kwString(kw, "result")
+	result, _ := kw.GetString("result")
 	resp := protocol.Object{
 		{Key: "llmContent", Value: protocol.String(result)},
 		{Key: "returnDisplay", Value: protocol.String(result)},
@@ -413,7 +413,7 @@ var geminiRenames = map[string]map[string]string{
 func geminiKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 	kw := protocol.Kwargs{}
 	renames := geminiRenames[ev.Name]
-	toolName, hasTool := kwString(p, "tool_name")
+	toolName, hasTool := p.GetString("tool_name")
 	for _, f := range p {
 		switch f.Key {
 		case "hook_event_name", "cwd":
@@ -481,7 +481,7 @@ func geminiKwargs(ev *Event, p protocol.Object) protocol.Kwargs {
 func encodeGemini(in Inbound, c protocol.Combined, action, message string, out *Outbound) []byte {
 	var o, hso protocol.Object
 	set := func(key string, v json.RawMessage) { o = append(o, protocol.Field{Key: key, Value: v}) }
-	ctx, _ := kwString(c.Answer, "context")
+	ctx, _ := c.Answer.GetString("context")
 	switch in.Name {
 	case "BeforeTool":
 		args, rewritten := mergedArgs(c)
@@ -515,7 +515,7 @@ func encodeGemini(in Inbound, c protocol.Combined, action, message string, out *
 		}
 	}
 	if stop, ok := c.Answer.Get("stop"); ok && gjson.ParseBytes(stop).Type == gjson.True {
-		reason, _ := kwString(c.Answer, "stop_reason")
+		reason, _ := c.Answer.GetString("stop_reason")
 		switch in.Name {
 		case "SessionStart", "SessionEnd", "Notification":
 			out.Warnings = append(out.Warnings, "Gemini CLI ignores continue: false on "+in.Name+"; the stop was dropped: "+shellhook.Excerpt(reason))

@@ -159,7 +159,7 @@ func writeResponse(r gjson.Result, args protocol.Object) (protocol.Object, bool)
 		out = out.With("type", protocol.String("create"))
 	}
 	out = out.With("filePath", protocol.String(resultPath(r, args)))
-	if content, ok := kwString(args, "content"); ok {
+	if content, ok := args.GetString("content"); ok {
 		out = out.With("content", protocol.String(content))
 	}
 	return carry(out, r, "resolved_path", "files_modified"), true
@@ -191,7 +191,7 @@ func editResponse(r gjson.Result, args protocol.Object) (protocol.Object, bool) 
 	}
 	out := protocol.Object{{Key: "filePath", Value: protocol.String(resultPath(r, args))}}
 	for _, k := range [][2]string{{"old_string", "oldString"}, {"new_string", "newString"}} {
-		if s, ok := kwString(args, k[0]); ok {
+		if s, ok := args.GetString(k[0]); ok {
 			out = out.With(k[1], protocol.String(s))
 		}
 	}
@@ -420,7 +420,7 @@ func webSearchResponse(r gjson.Result, args protocol.Object) (protocol.Object, b
 		return nil, false
 	}
 	var out protocol.Object
-	if q, ok := kwString(args, "query"); ok {
+	if q, ok := args.GetString("query"); ok {
 		out = out.With("query", protocol.String(q))
 	}
 	search := encode(protocol.Object{{Key: "content", Value: json.RawMessage(web.Raw)}})

@@ -326,7 +326,7 @@ func object(key, rawValue string) protocol.Object {
 }
 
 func argString(args protocol.Object, key string) string {
-	s, _ := kwString(args, key)
+	s, _ := args.GetString(key)
 	return s
 }
 
