@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -38,10 +39,7 @@ func (p PluginSettings) CallbackTimeout() time.Duration {
 // StartTimeout is plugins.start_timeout: how long a plugin process may take
 // to start and register its hooks.
 func (p PluginSettings) StartTimeout() time.Duration {
-	if p.startTimeout == 0 {
-		return DefaultStartTimeout
-	}
-	return p.startTimeout
+	return cmp.Or(p.startTimeout, DefaultStartTimeout)
 }
 
 // parsePlugins reads the `plugins:` mapping. Keys it does not know are left

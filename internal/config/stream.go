@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -29,20 +30,14 @@ type StreamSettings struct {
 // QueueSize is hooks_stream_queue_size: how many events each hook's queue
 // holds before it drops its oldest.
 func (s StreamSettings) QueueSize() int {
-	if s.queueSize == 0 {
-		return DefaultStreamQueueSize
-	}
-	return s.queueSize
+	return cmp.Or(s.queueSize, DefaultStreamQueueSize)
 }
 
 // IdleTimeout is hooks_stream_idle_timeout: how long the process of a
 // `stream: true` hook may wait for its next line before it is closed, for
 // hosts that never send on_stream_end.
 func (s StreamSettings) IdleTimeout() time.Duration {
-	if s.idleTimeout == 0 {
-		return DefaultStreamIdleTimeout
-	}
-	return s.idleTimeout
+	return cmp.Or(s.idleTimeout, DefaultStreamIdleTimeout)
 }
 
 func (c *Config) parseStreamSetting(key string, n *yaml.Node) {
