@@ -25,10 +25,14 @@ var secretWords = []string{
 	"cookie", "signature", "session_key", "client_key",
 }
 
+// keySeparators are read as "_" in a key (SecretKey); one Replacer, built
+// on its first use, serves every key.
+var keySeparators = strings.NewReplacer("-", "_", ".", "_", " ", "_")
+
 // SecretKey reports whether the value of a JSON key with this name is
 // redacted.
 func SecretKey(key string) bool {
-	k := strings.NewReplacer("-", "_", ".", "_", " ", "_").Replace(strings.ToLower(key))
+	k := keySeparators.Replace(strings.ToLower(key))
 	for _, w := range secretWords {
 		if strings.Contains(k, w) {
 			return true
