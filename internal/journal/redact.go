@@ -3,12 +3,11 @@ package journal
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/noora-hooks/noora-hooks/internal/lazy"
 	"github.com/noora-hooks/noora-hooks/protocol"
 )
 
@@ -103,20 +102,17 @@ func redactValue(b *bytes.Buffer, v gjson.Result, depth int) {
 	}
 }
 
-// secretText finds secrets in free text: "Bearer <token>", key=value and
-// key: value pairs whose key looks like a secret, and well-known token
-// shapes (GitHub, Slack, OpenAI/Anthropic-style sk- keys, AWS access keys).
-// They are compiled on first use: most firings have no text that needs them,
-// and exec must not pay for compiling them at start.
-var secretText = sync.OnceValue(func() []*regexp.Regexp {
-	return []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`),
-		regexp.MustCompile(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*)("?\s*[:=]\s*"?)([^\s"',;&]+)`),
-		regexp.MustCompile(`\b(gh[pousr]_[A-Za-z0-9]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16})\b`),
-	}
-})
+// Secrets in free text: "Bearer <token>", key=value and key: value pairs
+// whose key looks like a secret, and well-known token shapes (GitHub,
+// Slack, OpenAI/Anthropic-style sk- keys, AWS access keys). They compile on
+// first use (internal/lazy): most firings have no text that needs them.
+var (
+	bearerText = lazy.Regexp(`(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=-]{8,}`)
+	secretPair = lazy.Regexp(`(?i)([A-Za-z0-9_.-]*(?:password|passwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_.-]*)("?\s*[:=]\s*"?)([^\s"',;&]+)`)
+	tokenShape = lazy.Regexp(`\b(gh[pousr]_[A-Za-z0-9]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16})\b`)
+)
 
-// triggers are what every secretText match contains, lower-cased: text
+// triggers are what every match of those contains, lower-cased: text
 // without any of them is returned as it is, without running a regexp.
 var triggers = []string{"bearer", "basic", "pass", "secret", "token", "key", "credential", "gh", "xox", "sk-", "akia"}
 
@@ -126,10 +122,9 @@ func RedactText(s string) string {
 	if s == "" || !mayHoldSecret(s) {
 		return s
 	}
-	re := secretText()
-	s = re[0].ReplaceAllString(s, "$1 "+Redacted)
-	s = re[1].ReplaceAllString(s, "${1}${2}"+Redacted)
-	return re[2].ReplaceAllString(s, Redacted)
+	s = bearerText().ReplaceAllString(s, "$1 "+Redacted)
+	s = secretPair().ReplaceAllString(s, "${1}${2}"+Redacted)
+	return tokenShape().ReplaceAllString(s, Redacted)
 }
 
 func mayHoldSecret(s string) bool {
