@@ -193,7 +193,7 @@ func checkApproval(eng *engine.Engine, s engine.HookState) check {
 	ch := check{Name: "approved", Status: checkOK}
 	switch {
 	case s.Approved:
-		if t, ok := storedTime(s.Approval.ApprovedAt); ok {
+		if t, ok := engine.StoredTime(s.Approval.ApprovedAt); ok {
 			ch.Message = "approved on " + textTime(t)
 		} else {
 			ch.Message = "approved (allowlisted by hand, no date)"

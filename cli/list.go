@@ -186,7 +186,7 @@ func yesNo(b bool) string {
 func approvalText(eng *engine.Engine, s engine.HookState) string {
 	switch {
 	case s.Approved:
-		if t, ok := storedTime(s.Approval.ApprovedAt); ok {
+		if t, ok := engine.StoredTime(s.Approval.ApprovedAt); ok {
 			return "yes, on " + textTime(t)
 		}
 		return "yes (allowlisted by hand, no date)"

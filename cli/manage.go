@@ -24,16 +24,6 @@ func textTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// storedTime reads a time kept in the allowlist (RFC 3339); ok is false for
-// an absent or hand-written value that does not parse.
-func storedTime(s string) (time.Time, bool) {
-	if s == "" {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	return t, err == nil
-}
-
 // seconds prints a timeout.
 func seconds(d time.Duration) string {
 	return fmt.Sprintf("%ds", int(d/time.Second))

@@ -194,9 +194,19 @@ func jsonTime(t time.Time) *string {
 // JSONStored passes a stored time (RFC 3339) through, and gives null for an
 // absent or hand-written value that does not parse.
 func JSONStored(s string) *string {
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if s == "" || err != nil {
+	t, ok := StoredTime(s)
+	if !ok {
 		return nil
 	}
 	return jsonTime(t)
+}
+
+// StoredTime reads a time kept in the allowlist (RFC 3339); ok is false for
+// an absent or hand-written value that does not parse.
+func StoredTime(s string) (time.Time, bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
 }
